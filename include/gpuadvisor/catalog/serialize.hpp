@@ -1,0 +1,36 @@
+#pragma once
+/// Catalog parts as JSON, in the same format data/catalog.json uses, so that
+/// `catalog show --format json` output can be fed back as a --catalog file.
+#include <nlohmann/json.hpp>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+
+namespace gpuadvisor::catalog {
+
+using ojson = nlohmann::ordered_json;
+
+[[nodiscard]] ojson to_json(const Source& s);
+[[nodiscard]] ojson to_json(const Architecture& a);
+[[nodiscard]] ojson to_json(const Gpu& g);
+[[nodiscard]] ojson to_json(const Cpu& c);
+[[nodiscard]] ojson to_json(const Platform& p);
+[[nodiscard]] ojson to_json(const MemoryKit& m);
+[[nodiscard]] ojson to_json(const Storage& s);
+[[nodiscard]] ojson to_json(const Psu& p);
+[[nodiscard]] ojson to_json(const Cooling& c);
+[[nodiscard]] ojson to_json(const ModelPreset& m);
+[[nodiscard]] ojson to_json(const CloudPrice& c);
+
+/// One category ("gpus", ...) as a JSON array.
+[[nodiscard]] ojson category_to_json(const Catalog& c, std::string_view key);
+
+/// Enum names as written in the catalog.
+[[nodiscard]] std::string_view to_string(Condition c);
+[[nodiscard]] std::string_view to_string(GpuFormFactor f);
+[[nodiscard]] std::string_view to_string(GpuMarket m);
+[[nodiscard]] std::string_view to_string(PlatformKind k);
+[[nodiscard]] std::string_view to_string(StorageType t);
+[[nodiscard]] std::string_view to_string(CoolingType t);
+[[nodiscard]] std::string_view to_string(ModelKind k);
+
+}  // namespace gpuadvisor::catalog

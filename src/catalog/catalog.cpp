@@ -1,0 +1,46 @@
+#include "gpuadvisor/catalog/catalog.hpp"
+
+#include <algorithm>
+
+namespace gpuadvisor::catalog {
+namespace {
+
+template <typename T>
+const T* find_by_id(const std::vector<T>& items, std::string_view id) {
+  auto it = std::find_if(items.begin(), items.end(), [&](const T& t) { return t.id == id; });
+  return it == items.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+const Gpu* Catalog::gpu(std::string_view id) const { return find_by_id(gpus, id); }
+const Cpu* Catalog::cpu(std::string_view id) const { return find_by_id(cpus, id); }
+const Platform* Catalog::platform(std::string_view id) const { return find_by_id(platforms, id); }
+const MemoryKit* Catalog::memory_kit(std::string_view id) const { return find_by_id(memory, id); }
+const Storage* Catalog::storage_device(std::string_view id) const {
+  return find_by_id(storage, id);
+}
+const Psu* Catalog::psu(std::string_view id) const { return find_by_id(psus, id); }
+const Cooling* Catalog::cooler(std::string_view id) const { return find_by_id(cooling, id); }
+const ModelPreset* Catalog::model(std::string_view id) const { return find_by_id(models, id); }
+const Architecture* Catalog::architecture(std::string_view id) const {
+  return find_by_id(architectures, id);
+}
+const Source* Catalog::source(std::string_view key) const {
+  auto it = std::find_if(sources.begin(), sources.end(),
+                         [&](const Source& s) { return s.key == key; });
+  return it == sources.end() ? nullptr : &*it;
+}
+
+std::string_view category_key(std::string_view name) {
+  for (std::string_view key : kCategories) {
+    if (name == key) return key;
+    // Singular forms: "gpu" for "gpus"; "memory"/"storage"/"cooling" are both.
+    if (key.ends_with('s') && name == key.substr(0, key.size() - 1)) return key;
+  }
+  if (name == "architecture") return "architectures";
+  if (name == "model") return "models";
+  return {};
+}
+
+}  // namespace gpuadvisor::catalog

@@ -1,0 +1,508 @@
+// Parsing and validation of catalog documents. Every problem is collected with
+// its JSON path; a document with any problem is rejected whole.
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/core/json_input.hpp"
+
+namespace gpuadvisor::catalog {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kConditions[] = {"new", "used"};
+constexpr std::string_view kVendorsGpu[] = {"nvidia", "amd"};
+constexpr std::string_view kVendorsCpu[] = {"intel", "amd"};
+constexpr std::string_view kStacks[] = {"cuda", "rocm"};
+constexpr std::string_view kMarkets[] = {"consumer", "workstation", "datacenter"};
+constexpr std::string_view kGpuForms[] = {"pcie", "sxm", "oam"};
+constexpr std::string_view kLinks[] = {"none", "nvlink", "nvlink-bridge", "infinity-fabric"};
+constexpr std::string_view kConnectors[] = {"8pin", "12vhpwr", "cpu8pin", "none"};
+constexpr std::string_view kCpuFamilies[] = {"xeon-w", "xeon-scalable", "threadripper-pro",
+                                             "epyc",   "core",          "ryzen"};
+constexpr std::string_view kMemTypes[] = {"DDR4", "DDR5"};
+constexpr std::string_view kPlatformKinds[] = {"tower", "rack"};
+constexpr std::string_view kPsuForms[] = {"atx", "server"};
+constexpr std::string_view kStorageTypes[] = {"nvme", "sata-ssd", "hdd"};
+constexpr std::string_view kEfficiency[] = {"80plus-white", "80plus-bronze", "80plus-silver",
+                                            "80plus-gold", "80plus-platinum", "80plus-titanium"};
+constexpr std::string_view kCoolingTypes[] = {"air", "liquid", "datacenter"};
+constexpr std::string_view kModelKinds[] = {"transformer", "cnn"};
+
+/// Ids are short, lowercase and hyphenated: "rtx-4090", "llama-3-8b".
+bool valid_id(std::string_view id) {
+  if (id.empty() || id.size() > 64 || id.front() == '-' || id.back() == '-') return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  });
+}
+
+bool valid_date(std::string_view d) {
+  if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
+  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u}) {
+    if (!std::isdigit(static_cast<unsigned char>(d[i]))) return false;
+  }
+  const int month = (d[5] - '0') * 10 + (d[6] - '0');
+  const int day = (d[8] - '0') * 10 + (d[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+/// Shared state while parsing one document.
+struct Ctx {
+  const std::string& file;
+  Diagnostics& diags;
+};
+
+template <typename T, typename U>
+void assign(T& dst, const std::optional<U>& v) {
+  // Integer fields are range-checked to fit before they get here.
+  if (v) dst = static_cast<T>(*v);
+}
+
+template <typename E, std::size_t N>
+void assign_enum(E& dst, const std::optional<std::size_t>& idx, const E (&values)[N]) {
+  if (idx && *idx < N) dst = values[*idx];
+}
+
+std::string read_id(ObjectReader& r) {
+  auto id = r.string("id");
+  if (id && !valid_id(*id)) {
+    r.error("id", fmt::format("expected a short lowercase id of letters, digits and hyphens "
+                              "(like \"rtx-4090\"), got \"{}\"",
+                              *id));
+  }
+  return id.value_or("");
+}
+
+std::vector<std::string> read_string_list(ObjectReader& r, std::string_view key, Ctx& ctx,
+                                          Need need) {
+  std::vector<std::string> out;
+  const json* arr = r.array(key, need);
+  if (arr == nullptr) return out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const json& v = (*arr)[i];
+    if (!v.is_string() || v.get<std::string>().empty()) {
+      ctx.diags.push_back({ctx.file, index_path(r.child_path(key), i),
+                           fmt::format("expected a non-empty string, got {}", describe(v))});
+    } else {
+      out.push_back(v.get<std::string>());
+    }
+  }
+  if (need == Need::required && arr->empty()) r.error(key, "expected at least one entry");
+  return out;
+}
+
+void read_price(ObjectReader& parent, Price& price, Ctx& ctx) {
+  const json* v = parent.object("price");
+  if (v == nullptr) return;
+  ObjectReader r(*v, parent.child_path("price"), ctx.file, ctx.diags);
+  assign(price.usd, r.number("usd", 0, 1e8));
+  if (r.has("currency")) {
+    auto cur = r.string("currency");
+    if (cur && *cur != "USD") {
+      r.error("currency", fmt::format("expected \"USD\" (gpuadvisor does not convert "
+                                      "currencies), got \"{}\"",
+                                      *cur));
+    }
+  }
+  auto date = r.string("date");
+  if (date && !valid_date(*date)) {
+    r.error("date", fmt::format("expected a date as YYYY-MM-DD, got \"{}\"", *date));
+  }
+  price.date = date.value_or("");
+  price.source = r.string("source").value_or("");
+  r.finish();
+}
+
+void read_base(ObjectReader& r, PartBase& p, Ctx& ctx) {
+  p.id = read_id(r);
+  p.name = r.string("name").value_or("");
+  read_price(r, p.price, ctx);
+  p.sources = read_string_list(r, "sources", ctx, Need::required);
+  p.notes = r.string("notes", Need::optional).value_or("");
+}
+
+Architecture read_architecture(ObjectReader& r, Ctx& ctx) {
+  Architecture a;
+  a.id = read_id(r);
+  auto vendor = r.choice("vendor", kVendorsGpu);
+  if (vendor) a.vendor = kVendorsGpu[*vendor];
+  auto stack = r.choice("stack", kStacks);
+  if (stack) a.stack = kStacks[*stack];
+  a.compute_capability = r.string("compute_capability").value_or("");
+  a.min_stack_version = r.string("min_stack_version").value_or("");
+  // Empty means "still supported", so an empty string is allowed here.
+  if (const json* v = r.value("max_stack_version", Need::optional)) {
+    if (v->is_string()) a.max_stack_version = v->get<std::string>();
+    else r.error("max_stack_version", fmt::format("expected a string, got {}", describe(*v)));
+  }
+  assign(a.bf16, r.boolean("bf16"));
+  assign(a.fp8, r.boolean("fp8"));
+  a.sources = read_string_list(r, "sources", ctx, Need::required);
+  return a;
+}
+
+Gpu read_gpu(ObjectReader& r, Ctx& ctx) {
+  Gpu g;
+  read_base(r, g, ctx);
+  if (auto v = r.choice("vendor", kVendorsGpu)) g.vendor = kVendorsGpu[*v];
+  g.architecture = r.string("architecture").value_or("");
+  assign_enum(g.market, r.choice("market", kMarkets),
+              {GpuMarket::consumer, GpuMarket::workstation, GpuMarket::datacenter});
+  assign(g.memory_gb, r.number("memory_gb", 1, 4096));
+  g.memory_type = r.string("memory_type").value_or("");
+  assign(g.memory_bandwidth_gbs, r.number("memory_bandwidth_gbs", 10, 100000));
+  assign(g.tensor_tflops_16bit, r.number("tensor_tflops_16bit", 1, 100000));
+  assign(g.tensor_tflops_fp8, r.number("tensor_tflops_fp8", 0, 200000));
+  assign(g.fp32_tflops, r.number("fp32_tflops", 0.1, 10000));
+  assign(g.tf32_tflops, r.number("tf32_tflops", 0, 100000));
+  assign(g.power_w, r.number("power_w", 10, 3000));
+  assign_enum(g.form_factor, r.choice("form_factor", kGpuForms),
+              {GpuFormFactor::pcie, GpuFormFactor::sxm, GpuFormFactor::oam});
+  assign(g.slot_width, r.integer("slot_width", 0, 5));
+  assign(g.length_mm, r.number("length_mm", 0, 600));
+  g.baseboard = r.string("baseboard", Need::optional).value_or("");
+  if (const json* link = r.object("interconnect")) {
+    ObjectReader lr(*link, r.child_path("interconnect"), ctx.file, ctx.diags);
+    if (auto t = lr.choice("type", kLinks)) g.interconnect.type = kLinks[*t];
+    assign(g.interconnect.bandwidth_gbs, lr.number("bandwidth_gbs", 0, 100000));
+    assign(g.interconnect.peer_to_peer, lr.boolean("peer_to_peer"));
+    lr.finish();
+  }
+  assign(g.pcie_gen, r.integer("pcie_gen", 1, 7));
+  assign(g.pcie_lanes, r.integer("pcie_lanes", 1, 32));
+  if (auto c = r.choice("power_connector", kConnectors)) g.power_connector = kConnectors[*c];
+  assign(g.power_connector_count, r.integer("power_connector_count", 0, 8));
+  assign(g.passive_cooling, r.boolean("passive_cooling"));
+  assign_enum(g.condition, r.choice("condition", kConditions), {Condition::new_, Condition::used});
+
+  // Consistency between fields of one card.
+  if (g.form_factor == GpuFormFactor::pcie) {
+    if (r.has("slot_width") && g.slot_width == 0)
+      r.error("slot_width", "a PCIe card occupies at least 1 slot; got 0");
+    if (r.has("length_mm") && g.length_mm <= 0)
+      r.error("length_mm", "a PCIe card needs its length; got 0");
+  } else if (r.has("form_factor") && g.baseboard.empty()) {
+    r.error("baseboard", "SXM and OAM modules need the baseboard family they mount on");
+  }
+  return g;
+}
+
+Cpu read_cpu(ObjectReader& r, Ctx& ctx) {
+  Cpu c;
+  read_base(r, c, ctx);
+  if (auto v = r.choice("vendor", kVendorsCpu)) c.vendor = kVendorsCpu[*v];
+  if (auto v = r.choice("family", kCpuFamilies)) c.family = kCpuFamilies[*v];
+  c.socket = r.string("socket").value_or("");
+  assign(c.cores, r.integer("cores", 1, 1024));
+  assign(c.threads, r.integer("threads", 1, 2048));
+  assign(c.pcie_lanes, r.integer("pcie_lanes", 1, 512));
+  assign(c.pcie_gen, r.integer("pcie_gen", 1, 7));
+  assign(c.memory_channels, r.integer("memory_channels", 1, 32));
+  if (auto v = r.choice("memory_type", kMemTypes)) c.memory_type = kMemTypes[*v];
+  assign(c.tdp_w, r.number("tdp_w", 5, 1500));
+  if (c.threads < c.cores && r.has("threads") && r.has("cores")) {
+    r.error("threads", fmt::format("expected at least as many threads as cores ({}), got {}",
+                                   c.cores, c.threads));
+  }
+  return c;
+}
+
+Platform read_platform(ObjectReader& r, Ctx& ctx) {
+  Platform p;
+  read_base(r, p, ctx);
+  assign_enum(p.kind, r.choice("kind", kPlatformKinds), {PlatformKind::tower, PlatformKind::rack});
+  p.form_factor = r.string("form_factor").value_or("");
+  p.socket = r.string("socket").value_or("");
+  assign(p.cpu_sockets, r.integer("cpu_sockets", 1, 8));
+  p.gpu_form_factors = read_string_list(r, "gpu_form_factors", ctx, Need::required);
+  for (std::size_t i = 0; i < p.gpu_form_factors.size(); ++i) {
+    const auto& f = p.gpu_form_factors[i];
+    if (std::find(std::begin(kGpuForms), std::end(kGpuForms), f) == std::end(kGpuForms)) {
+      ctx.diags.push_back({ctx.file, index_path(r.child_path("gpu_form_factors"), i),
+                           fmt::format("expected one of pcie, sxm, oam, got \"{}\"", f)});
+    }
+  }
+  p.baseboard = r.string("baseboard", Need::optional).value_or("");
+  assign(p.max_gpus, r.integer("max_gpus", 0, 64));
+  assign(p.max_gpu_slot_width, r.integer("max_gpu_slot_width", 0, 5));
+  assign(p.max_gpu_length_mm, r.number("max_gpu_length_mm", 0, 1000));
+  assign(p.gpu_pcie_lanes, r.integer("gpu_pcie_lanes", 1, 32));
+  assign(p.memory_slots, r.integer("memory_slots", 1, 128));
+  if (auto v = r.choice("memory_type", kMemTypes)) p.memory_type = kMemTypes[*v];
+  assign(p.registered_memory, r.boolean("registered_memory"));
+  assign(p.max_memory_gb, r.number("max_memory_gb", 1, 65536));
+  assign(p.nvme_slots, r.integer("nvme_slots", 0, 128));
+  assign(p.drive_bays, r.integer("drive_bays", 0, 256));
+  if (auto v = r.choice("psu_form", kPsuForms)) p.psu_form = kPsuForms[*v];
+  assign(p.psu_bays, r.integer("psu_bays", 1, 16));
+  assign(p.max_psu_w, r.number("max_psu_w", 100, 20000));
+  assign(p.base_power_w, r.number("base_power_w", 0, 10000));
+  assign(p.included_cooling_w, r.number("included_cooling_w", 0, 500000));
+  if (const json* inc = r.object("included_psu", Need::optional)) {
+    ObjectReader ir(*inc, r.child_path("included_psu"), ctx.file, ctx.diags);
+    IncludedPart part;
+    part.id = ir.string("id").value_or("");
+    assign(part.count, ir.integer("count", 1, 16));
+    ir.finish();
+    p.included_psu = part;
+  }
+  const bool module_gpus = std::any_of(p.gpu_form_factors.begin(), p.gpu_form_factors.end(),
+                                       [](const std::string& f) { return f != "pcie"; });
+  if (module_gpus && p.baseboard.empty() && r.has("gpu_form_factors")) {
+    r.error("baseboard", "platforms for SXM or OAM modules need their baseboard family");
+  }
+  return p;
+}
+
+MemoryKit read_memory(ObjectReader& r, Ctx& ctx) {
+  MemoryKit m;
+  read_base(r, m, ctx);
+  if (auto v = r.choice("type", kMemTypes)) m.type = kMemTypes[*v];
+  assign(m.registered, r.boolean("registered"));
+  assign(m.modules, r.integer("modules", 1, 64));
+  assign(m.capacity_gb, r.number("capacity_gb", 1, 65536));
+  assign(m.speed_mts, r.integer("speed_mts", 800, 20000));
+  assign(m.power_w, r.number("power_w", 0, 1000));
+  return m;
+}
+
+Storage read_storage(ObjectReader& r, Ctx& ctx) {
+  Storage s;
+  read_base(r, s, ctx);
+  assign_enum(s.type, r.choice("type", kStorageTypes),
+              {StorageType::nvme, StorageType::sata_ssd, StorageType::hdd});
+  assign(s.capacity_tb, r.number("capacity_tb", 0.01, 1000));
+  assign(s.seq_read_mbs, r.number("seq_read_mbs", 10, 100000));
+  assign(s.power_w, r.number("power_w", 0, 100));
+  return s;
+}
+
+Psu read_psu(ObjectReader& r, Ctx& ctx) {
+  Psu p;
+  read_base(r, p, ctx);
+  if (auto v = r.choice("form", kPsuForms)) p.form = kPsuForms[*v];
+  assign(p.watts_230v, r.number("watts_230v", 100, 20000));
+  assign(p.watts_115v, r.number("watts_115v", 100, 20000));
+  if (auto v = r.choice("efficiency", kEfficiency)) p.efficiency = kEfficiency[*v];
+  assign(p.pcie_8pin, r.integer("pcie_8pin", 0, 32));
+  assign(p.connectors_12vhpwr, r.integer("connectors_12vhpwr", 0, 16));
+  if (p.watts_115v > p.watts_230v && r.has("watts_115v") && r.has("watts_230v")) {
+    r.error("watts_115v", fmt::format("expected at most the 230 V rating ({} W), got {} W",
+                                      p.watts_230v, p.watts_115v));
+  }
+  return p;
+}
+
+Cooling read_cooling(ObjectReader& r, Ctx& ctx) {
+  Cooling c;
+  read_base(r, c, ctx);
+  assign_enum(c.type, r.choice("type", kCoolingTypes),
+              {CoolingType::air, CoolingType::liquid, CoolingType::datacenter});
+  assign(c.capacity_w, r.number("capacity_w", 10, 500000));
+  assign(c.power_w, r.number("power_w", 0, 20000));
+  if (auto v = r.choice("form", kPlatformKinds)) c.form = kPlatformKinds[*v];
+  return c;
+}
+
+ModelPreset read_model(ObjectReader& r, Ctx& ctx) {
+  ModelPreset m;
+  m.id = read_id(r);
+  m.name = r.string("name").value_or("");
+  assign_enum(m.kind, r.choice("kind", kModelKinds), {ModelKind::transformer, ModelKind::cnn});
+  assign(m.params, r.number("params", 1e3, 1e14));
+  const bool tf = m.kind == ModelKind::transformer;
+  const std::int64_t lo = tf ? 1 : 0;
+  assign(m.layers, r.integer("layers", lo, 10000));
+  assign(m.hidden, r.integer("hidden", lo, 1000000));
+  assign(m.heads, r.integer("heads", lo, 4096));
+  assign(m.kv_heads, r.integer("kv_heads", lo, 4096));
+  assign(m.ffn, r.integer("ffn", lo, 10000000));
+  assign(m.vocab, r.integer("vocab", lo, 100000000));
+  assign(m.seq_len, r.integer("seq_len", lo, 100000000));
+  assign(m.gated_ffn, r.boolean("gated_ffn"));
+  assign(m.tied_embeddings, r.boolean("tied_embeddings"));
+  assign(m.flash_attention, r.boolean("flash_attention"));
+  assign(m.flops_per_sample, r.number("flops_per_sample", 0, 1e18));
+  assign(m.image_size, r.integer("image_size", 0, 100000));
+  assign(m.activation_bytes_per_sample, r.number("activation_bytes_per_sample", 0, 1e13));
+  m.sources = read_string_list(r, "sources", ctx, Need::required);
+  if (tf && m.heads > 0 && m.kv_heads > 0) {
+    if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
+      r.error("kv_heads", fmt::format("expected a divisor of heads ({}), got {}", m.heads,
+                                      m.kv_heads));
+    }
+  }
+  if (!tf && r.has("flops_per_sample") && m.flops_per_sample <= 0) {
+    r.error("flops_per_sample", "a CNN preset needs its forward FLOPs per sample");
+  }
+  return m;
+}
+
+CloudPrice read_cloud(ObjectReader& r, Ctx&) {
+  CloudPrice c;
+  c.id = read_id(r);
+  c.gpu = r.string("gpu").value_or("");
+  c.provider = r.string("provider").value_or("");
+  assign(c.usd_per_gpu_hour, r.number("usd_per_gpu_hour", 0.01, 1000));
+  auto date = r.string("date");
+  if (date && !valid_date(*date)) {
+    r.error("date", fmt::format("expected a date as YYYY-MM-DD, got \"{}\"", *date));
+  }
+  c.date = date.value_or("");
+  c.source = r.string("source").value_or("");
+  return c;
+}
+
+Source read_source(ObjectReader& r, Ctx&) {
+  Source s;
+  s.key = r.string("key").value_or("");
+  s.title = r.string("title").value_or("");
+  s.url = r.string("url").value_or("");
+  return s;
+}
+
+template <typename T>
+std::string key_of(const T& t) {
+  if constexpr (std::is_same_v<T, Source>) return t.key;
+  else return t.id;
+}
+
+/// Reads one category array; reports duplicate ids within it.
+template <typename T, typename ReadFn>
+void read_category(ObjectReader& top, std::string_view key, Need need, std::vector<T>& out,
+                   Ctx& ctx, ReadFn read) {
+  const json* arr = top.array(key, need);
+  if (arr == nullptr) return;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const std::string path = index_path(key, i);
+    ObjectReader r((*arr)[i], path, ctx.file, ctx.diags);
+    if (!r.ok()) continue;
+    T item = read(r, ctx);
+    r.finish();
+    const std::string id = key_of(item);
+    if (!id.empty() && !seen.insert(id).second) {
+      ctx.diags.push_back({ctx.file, path + (std::is_same_v<T, Source> ? ".key" : ".id"),
+                           fmt::format("duplicate id \"{}\" in {}", id, key)});
+    }
+    out.push_back(std::move(item));
+  }
+}
+
+template <typename T>
+void layer_category(std::vector<T>& base, std::vector<T>& top) {
+  for (auto& item : top) {
+    auto it = std::find_if(base.begin(), base.end(),
+                           [&](const T& b) { return key_of(b) == key_of(item); });
+    if (it != base.end()) *it = std::move(item);
+    else base.push_back(std::move(item));
+  }
+}
+
+}  // namespace
+
+std::expected<Catalog, Diagnostics> parse_catalog(std::string_view text, const std::string& file,
+                                                  bool overlay) {
+  auto doc = parse_json(text, file);
+  if (!doc) return std::unexpected(Diagnostics{doc.error()});
+  Diagnostics diags;
+  Ctx ctx{file, diags};
+  Catalog c;
+  ObjectReader top(*doc, "", file, diags);
+  if (!top.ok()) return std::unexpected(diags);
+  if (auto v = top.integer("schema_version", 0, 1000000)) {
+    if (*v != kCatalogSchemaVersion) {
+      top.error("schema_version", fmt::format("unsupported catalog version {}; this gpuadvisor "
+                                              "reads version {}",
+                                              *v, kCatalogSchemaVersion));
+    }
+  }
+  const Need need = overlay ? Need::optional : Need::required;
+  read_category(top, "sources", need, c.sources, ctx, read_source);
+  read_category(top, "architectures", need, c.architectures, ctx, read_architecture);
+  read_category(top, "gpus", need, c.gpus, ctx, read_gpu);
+  read_category(top, "cpus", need, c.cpus, ctx, read_cpu);
+  read_category(top, "platforms", need, c.platforms, ctx, read_platform);
+  read_category(top, "memory", need, c.memory, ctx, read_memory);
+  read_category(top, "storage", need, c.storage, ctx, read_storage);
+  read_category(top, "psus", need, c.psus, ctx, read_psu);
+  read_category(top, "cooling", need, c.cooling, ctx, read_cooling);
+  read_category(top, "models", need, c.models, ctx, read_model);
+  read_category(top, "cloud", Need::optional, c.cloud, ctx, read_cloud);
+  top.finish();
+  if (!diags.empty()) return std::unexpected(std::move(diags));
+  return c;
+}
+
+void layer(Catalog& base, Catalog top) {
+  layer_category(base.sources, top.sources);
+  layer_category(base.architectures, top.architectures);
+  layer_category(base.gpus, top.gpus);
+  layer_category(base.cpus, top.cpus);
+  layer_category(base.platforms, top.platforms);
+  layer_category(base.memory, top.memory);
+  layer_category(base.storage, top.storage);
+  layer_category(base.psus, top.psus);
+  layer_category(base.cooling, top.cooling);
+  layer_category(base.models, top.models);
+  layer_category(base.cloud, top.cloud);
+}
+
+Diagnostics check_references(const Catalog& c, const Catalog& context, const std::string& file) {
+  Diagnostics diags;
+  auto dangling = [&](std::string path, std::string_view what, const std::string& id) {
+    diags.push_back({file, std::move(path), fmt::format("unknown {} \"{}\"", what, id)});
+  };
+  auto check_sources = [&](std::string_view category, std::size_t i,
+                           const std::vector<std::string>& keys) {
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (context.source(keys[k]) == nullptr) {
+        dangling(fmt::format("{}[{}].sources[{}]", category, i, k), "source key", keys[k]);
+      }
+    }
+  };
+  auto check_parts = [&](std::string_view category, const auto& parts) {
+    for (std::size_t i = 0; i < parts.size(); ++i) check_sources(category, i, parts[i].sources);
+  };
+  for (std::size_t i = 0; i < c.gpus.size(); ++i) {
+    const Gpu& g = c.gpus[i];
+    const Architecture* a = context.architecture(g.architecture);
+    if (a == nullptr) {
+      dangling(fmt::format("gpus[{}].architecture", i), "architecture", g.architecture);
+    } else if (a->vendor != g.vendor) {
+      diags.push_back({file, fmt::format("gpus[{}].vendor", i),
+                       fmt::format("architecture \"{}\" is {}, but the GPU says {}", a->id,
+                                   a->vendor, g.vendor)});
+    }
+  }
+  for (std::size_t i = 0; i < c.platforms.size(); ++i) {
+    const auto& inc = c.platforms[i].included_psu;
+    if (inc && context.psu(inc->id) == nullptr) {
+      dangling(fmt::format("platforms[{}].included_psu.id", i), "PSU", inc->id);
+    }
+  }
+  for (std::size_t i = 0; i < c.cloud.size(); ++i) {
+    if (context.gpu(c.cloud[i].gpu) == nullptr) {
+      dangling(fmt::format("cloud[{}].gpu", i), "GPU", c.cloud[i].gpu);
+    }
+  }
+  for (std::size_t i = 0; i < c.architectures.size(); ++i) {
+    check_sources("architectures", i, c.architectures[i].sources);
+  }
+  check_parts("gpus", c.gpus);
+  check_parts("cpus", c.cpus);
+  check_parts("platforms", c.platforms);
+  check_parts("memory", c.memory);
+  check_parts("storage", c.storage);
+  check_parts("psus", c.psus);
+  check_parts("cooling", c.cooling);
+  for (std::size_t i = 0; i < c.models.size(); ++i) check_sources("models", i, c.models[i].sources);
+  return diags;
+}
+
+}  // namespace gpuadvisor::catalog

@@ -1,0 +1,239 @@
+#include "gpuadvisor/catalog/serialize.hpp"
+
+namespace gpuadvisor::catalog {
+namespace {
+
+void put_base(ojson& j, const PartBase& p) {
+  j["id"] = p.id;
+  j["name"] = p.name;
+}
+
+void put_tail(ojson& j, const PartBase& p) {
+  j["price"] = {{"usd", p.price.usd}, {"date", p.price.date}, {"source", p.price.source}};
+  j["sources"] = p.sources;
+  if (!p.notes.empty()) j["notes"] = p.notes;
+}
+
+}  // namespace
+
+std::string_view to_string(Condition c) { return c == Condition::used ? "used" : "new"; }
+std::string_view to_string(GpuFormFactor f) {
+  switch (f) {
+    case GpuFormFactor::sxm: return "sxm";
+    case GpuFormFactor::oam: return "oam";
+    default: return "pcie";
+  }
+}
+std::string_view to_string(GpuMarket m) {
+  switch (m) {
+    case GpuMarket::consumer: return "consumer";
+    case GpuMarket::workstation: return "workstation";
+    default: return "datacenter";
+  }
+}
+std::string_view to_string(PlatformKind k) { return k == PlatformKind::rack ? "rack" : "tower"; }
+std::string_view to_string(StorageType t) {
+  switch (t) {
+    case StorageType::sata_ssd: return "sata-ssd";
+    case StorageType::hdd: return "hdd";
+    default: return "nvme";
+  }
+}
+std::string_view to_string(CoolingType t) {
+  switch (t) {
+    case CoolingType::liquid: return "liquid";
+    case CoolingType::datacenter: return "datacenter";
+    default: return "air";
+  }
+}
+std::string_view to_string(ModelKind k) { return k == ModelKind::cnn ? "cnn" : "transformer"; }
+
+ojson to_json(const Source& s) { return {{"key", s.key}, {"title", s.title}, {"url", s.url}}; }
+
+ojson to_json(const Architecture& a) {
+  return {{"id", a.id},
+          {"vendor", a.vendor},
+          {"stack", a.stack},
+          {"compute_capability", a.compute_capability},
+          {"min_stack_version", a.min_stack_version},
+          {"max_stack_version", a.max_stack_version},
+          {"bf16", a.bf16},
+          {"fp8", a.fp8},
+          {"sources", a.sources}};
+}
+
+ojson to_json(const Gpu& g) {
+  ojson j;
+  put_base(j, g);
+  j["vendor"] = g.vendor;
+  j["architecture"] = g.architecture;
+  j["market"] = to_string(g.market);
+  j["memory_gb"] = g.memory_gb;
+  j["memory_type"] = g.memory_type;
+  j["memory_bandwidth_gbs"] = g.memory_bandwidth_gbs;
+  j["tensor_tflops_16bit"] = g.tensor_tflops_16bit;
+  j["tensor_tflops_fp8"] = g.tensor_tflops_fp8;
+  j["fp32_tflops"] = g.fp32_tflops;
+  j["tf32_tflops"] = g.tf32_tflops;
+  j["power_w"] = g.power_w;
+  j["form_factor"] = to_string(g.form_factor);
+  j["slot_width"] = g.slot_width;
+  j["length_mm"] = g.length_mm;
+  if (!g.baseboard.empty()) j["baseboard"] = g.baseboard;
+  j["interconnect"] = {{"type", g.interconnect.type},
+                       {"bandwidth_gbs", g.interconnect.bandwidth_gbs},
+                       {"peer_to_peer", g.interconnect.peer_to_peer}};
+  j["pcie_gen"] = g.pcie_gen;
+  j["pcie_lanes"] = g.pcie_lanes;
+  j["power_connector"] = g.power_connector;
+  j["power_connector_count"] = g.power_connector_count;
+  j["passive_cooling"] = g.passive_cooling;
+  j["condition"] = to_string(g.condition);
+  put_tail(j, g);
+  return j;
+}
+
+ojson to_json(const Cpu& c) {
+  ojson j;
+  put_base(j, c);
+  j["vendor"] = c.vendor;
+  j["family"] = c.family;
+  j["socket"] = c.socket;
+  j["cores"] = c.cores;
+  j["threads"] = c.threads;
+  j["pcie_lanes"] = c.pcie_lanes;
+  j["pcie_gen"] = c.pcie_gen;
+  j["memory_channels"] = c.memory_channels;
+  j["memory_type"] = c.memory_type;
+  j["tdp_w"] = c.tdp_w;
+  put_tail(j, c);
+  return j;
+}
+
+ojson to_json(const Platform& p) {
+  ojson j;
+  put_base(j, p);
+  j["kind"] = to_string(p.kind);
+  j["form_factor"] = p.form_factor;
+  j["socket"] = p.socket;
+  j["cpu_sockets"] = p.cpu_sockets;
+  j["gpu_form_factors"] = p.gpu_form_factors;
+  if (!p.baseboard.empty()) j["baseboard"] = p.baseboard;
+  j["max_gpus"] = p.max_gpus;
+  j["max_gpu_slot_width"] = p.max_gpu_slot_width;
+  j["max_gpu_length_mm"] = p.max_gpu_length_mm;
+  j["gpu_pcie_lanes"] = p.gpu_pcie_lanes;
+  j["memory_slots"] = p.memory_slots;
+  j["memory_type"] = p.memory_type;
+  j["registered_memory"] = p.registered_memory;
+  j["max_memory_gb"] = p.max_memory_gb;
+  j["nvme_slots"] = p.nvme_slots;
+  j["drive_bays"] = p.drive_bays;
+  j["psu_form"] = p.psu_form;
+  j["psu_bays"] = p.psu_bays;
+  j["max_psu_w"] = p.max_psu_w;
+  j["base_power_w"] = p.base_power_w;
+  j["included_cooling_w"] = p.included_cooling_w;
+  if (p.included_psu) j["included_psu"] = {{"id", p.included_psu->id}, {"count", p.included_psu->count}};
+  put_tail(j, p);
+  return j;
+}
+
+ojson to_json(const MemoryKit& m) {
+  ojson j;
+  put_base(j, m);
+  j["type"] = m.type;
+  j["registered"] = m.registered;
+  j["modules"] = m.modules;
+  j["capacity_gb"] = m.capacity_gb;
+  j["speed_mts"] = m.speed_mts;
+  j["power_w"] = m.power_w;
+  put_tail(j, m);
+  return j;
+}
+
+ojson to_json(const Storage& s) {
+  ojson j;
+  put_base(j, s);
+  j["type"] = to_string(s.type);
+  j["capacity_tb"] = s.capacity_tb;
+  j["seq_read_mbs"] = s.seq_read_mbs;
+  j["power_w"] = s.power_w;
+  put_tail(j, s);
+  return j;
+}
+
+ojson to_json(const Psu& p) {
+  ojson j;
+  put_base(j, p);
+  j["form"] = p.form;
+  j["watts_230v"] = p.watts_230v;
+  j["watts_115v"] = p.watts_115v;
+  j["efficiency"] = p.efficiency;
+  j["pcie_8pin"] = p.pcie_8pin;
+  j["connectors_12vhpwr"] = p.connectors_12vhpwr;
+  put_tail(j, p);
+  return j;
+}
+
+ojson to_json(const Cooling& c) {
+  ojson j;
+  put_base(j, c);
+  j["type"] = to_string(c.type);
+  j["capacity_w"] = c.capacity_w;
+  j["power_w"] = c.power_w;
+  j["form"] = c.form;
+  put_tail(j, c);
+  return j;
+}
+
+ojson to_json(const ModelPreset& m) {
+  return {{"id", m.id},
+          {"name", m.name},
+          {"kind", to_string(m.kind)},
+          {"params", m.params},
+          {"layers", m.layers},
+          {"hidden", m.hidden},
+          {"heads", m.heads},
+          {"kv_heads", m.kv_heads},
+          {"ffn", m.ffn},
+          {"vocab", m.vocab},
+          {"seq_len", m.seq_len},
+          {"gated_ffn", m.gated_ffn},
+          {"tied_embeddings", m.tied_embeddings},
+          {"flash_attention", m.flash_attention},
+          {"flops_per_sample", m.flops_per_sample},
+          {"image_size", m.image_size},
+          {"activation_bytes_per_sample", m.activation_bytes_per_sample},
+          {"sources", m.sources}};
+}
+
+ojson to_json(const CloudPrice& c) {
+  return {{"id", c.id},
+          {"gpu", c.gpu},
+          {"provider", c.provider},
+          {"usd_per_gpu_hour", c.usd_per_gpu_hour},
+          {"date", c.date},
+          {"source", c.source}};
+}
+
+ojson category_to_json(const Catalog& c, std::string_view key) {
+  ojson arr = ojson::array();
+  auto add = [&](const auto& items) {
+    for (const auto& item : items) arr.push_back(to_json(item));
+  };
+  if (key == "sources") add(c.sources);
+  else if (key == "architectures") add(c.architectures);
+  else if (key == "gpus") add(c.gpus);
+  else if (key == "cpus") add(c.cpus);
+  else if (key == "platforms") add(c.platforms);
+  else if (key == "memory") add(c.memory);
+  else if (key == "storage") add(c.storage);
+  else if (key == "psus") add(c.psus);
+  else if (key == "cooling") add(c.cooling);
+  else if (key == "models") add(c.models);
+  else if (key == "cloud") add(c.cloud);
+  return arr;
+}
+
+}  // namespace gpuadvisor::catalog

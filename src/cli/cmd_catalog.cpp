@@ -1,0 +1,141 @@
+// `gpuadvisor catalog list|show|validate`: browse and validate catalogs.
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/report/catalog_report.hpp"
+
+namespace gpuadvisor::cli {
+namespace {
+
+struct CatalogOptions {
+  std::vector<std::string> categories;
+  std::string id;
+  std::vector<std::string> files;
+};
+
+std::vector<std::string_view> category_keys(const std::vector<std::string>& names) {
+  std::vector<std::string_view> keys;
+  Diagnostics diags;
+  for (const auto& n : names) {
+    auto key = catalog::category_key(n);
+    if (key.empty()) {
+      diags.push_back({"--category", "",
+                       fmt::format("unknown category \"{}\"; expected one of {}", n,
+                                   fmt::join(catalog::kCategories, ", "))});
+    } else {
+      keys.push_back(key);
+    }
+  }
+  if (!diags.empty()) throw InputError(std::move(diags));
+  return keys;
+}
+
+ExitCode run_list(const Globals& g, const CatalogOptions& o) {
+  require_format(g, "catalog list", {"text", "json"});
+  const auto keys = category_keys(o.categories);
+  const auto c = load_catalog(g);
+  if (g.format == "json") emit(g, report::catalog_list_json(c, keys).dump(2) + "\n");
+  else emit(g, report::catalog_list_text(c, keys));
+  return ExitCode::ok;
+}
+
+ExitCode run_show(const Globals& g, const CatalogOptions& o) {
+  require_format(g, "catalog show", {"text", "json"});
+  const auto keys = category_keys(o.categories);
+  const auto c = load_catalog(g);
+  auto refs = report::find_part(c, o.id);
+  if (!keys.empty()) {
+    std::erase_if(refs, [&](const report::PartRef& r) {
+      return std::find(keys.begin(), keys.end(), r.category) == keys.end();
+    });
+  }
+  if (refs.empty()) {
+    std::string msg = fmt::format("no part with id \"{}\"", o.id);
+    if (auto s = suggest(o.id, report::all_ids(c))) msg += fmt::format("; did you mean \"{}\"?", *s);
+    else msg += " (see 'gpuadvisor catalog list')";
+    throw InputError(Diagnostic{"catalog show", "", msg});
+  }
+  if (refs.size() > 1) {
+    std::vector<std::string_view> cats;
+    for (const auto& r : refs) cats.push_back(r.category);
+    throw InputError(Diagnostic{"catalog show", "",
+                                fmt::format("id \"{}\" is in several categories ({}); add "
+                                            "--category",
+                                            o.id, fmt::join(cats, ", "))});
+  }
+  if (g.format == "json") emit(g, report::catalog_show_json(c, refs[0]).dump(2) + "\n");
+  else emit(g, report::catalog_show_text(c, refs[0]));
+  return ExitCode::ok;
+}
+
+ExitCode run_validate(const Globals& g, const CatalogOptions& o) {
+  require_format(g, "catalog validate", {"text", "json"});
+  // Each file is checked on its own, layered over the embedded catalog (and
+  // any --catalog files), so that every file's problems are listed.
+  Diagnostics all;
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  std::string text;
+  for (const auto& file : o.files) {
+    Globals one = g;
+    one.catalogs.push_back(file);
+    auto c = catalog::load_catalog(one.catalogs);
+    nlohmann::ordered_json entry{{"file", file}, {"valid", c.has_value()}};
+    entry["problems"] = nlohmann::ordered_json::array();
+    if (c) {
+      text += fmt::format("{}: ok\n", file);
+    } else {
+      for (const auto& d : c.error()) {
+        entry["problems"].push_back({{"file", d.file}, {"path", d.path}, {"message", d.message}});
+      }
+      all.insert(all.end(), c.error().begin(), c.error().end());
+    }
+    files.push_back(std::move(entry));
+  }
+  if (g.format == "json") {
+    emit(g, nlohmann::ordered_json{{"schema_version", report::kCatalogOutputSchemaVersion},
+                                   {"files", files}}
+                    .dump(2) +
+                "\n");
+  } else {
+    emit(g, text);
+  }
+  if (!all.empty()) throw InputError(std::move(all));
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+void register_catalog(CLI::App& app, Globals& g, Registry& r) {
+  auto opts = std::make_shared<CatalogOptions>();
+  CLI::App* cat = app.add_subcommand("catalog", "Browse and validate parts catalogs");
+  cat->require_subcommand(1);
+  cat->footer(R"(
+Examples:
+  gpuadvisor catalog list --category gpu
+  gpuadvisor catalog list --category gpu --format json
+  gpuadvisor catalog show rtx-4090
+  gpuadvisor catalog validate my-parts.json
+  gpuadvisor --catalog my-parts.json catalog list --category psu)");
+
+  CLI::App* list = cat->add_subcommand("list", "List parts, by category");
+  list->add_option("--category", opts->categories,
+                   "gpu, cpu, platform, memory, storage, psu, cooling, model, cloud, "
+                   "architecture or source (repeatable; default all parts)")
+      ->type_name("C");
+  r.add(list, [&g, opts] { return run_list(g, *opts); });
+
+  CLI::App* show = cat->add_subcommand("show", "Show one part with every figure and its sources");
+  show->add_option("id", opts->id, "Part id, as in 'catalog list'")->required();
+  show->add_option("--category", opts->categories, "Category, where an id is in several")
+      ->type_name("C");
+  r.add(show, [&g, opts] { return run_show(g, *opts); });
+
+  CLI::App* validate = cat->add_subcommand(
+      "validate", "Check catalog files: every problem with its JSON path; exit 2 if any");
+  validate->add_option("files", opts->files, "Catalog files (each layered over the embedded one)")
+      ->required();
+  r.add(validate, [&g, opts] { return run_validate(g, *opts); });
+}
+
+}  // namespace gpuadvisor::cli

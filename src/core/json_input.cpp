@@ -1,0 +1,295 @@
+#include "gpuadvisor/core/json_input.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+namespace gpuadvisor {
+namespace {
+
+/// Line and column (1-based) of a byte offset.
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1;
+  std::size_t col = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+/// Deepest nesting of arrays/objects, scanning outside strings. Stops early
+/// past the limit, so a hostile input costs at most one pass.
+std::optional<std::size_t> too_deep_at(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string type_name(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::string: return "a string";
+    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::null: return "null";
+    default: return "a number";
+  }
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
+                                                     const std::string& file) {
+  if (text.size() > kMaxInputBytes) {
+    return std::unexpected(Diagnostic{
+        file, "", fmt::format("file is {} bytes; the limit is {} bytes", text.size(), kMaxInputBytes)});
+  }
+  if (auto at = too_deep_at(text)) {
+    auto [line, col] = line_column(text, *at);
+    return std::unexpected(Diagnostic{
+        file, "", fmt::format("line {}, column {}: JSON nested deeper than {} levels", line, col,
+                              kMaxJsonDepth)});
+  }
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() repeats "[json.exception.parse_error.101] parse error at line..";
+    // keep only the explanation after the last ": ".
+    std::string what = e.what();
+    if (auto pos = what.rfind(": "); pos != std::string::npos) what = what.substr(pos + 2);
+    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    auto [line, col] = line_column(text, offset);
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+      return std::unexpected(Diagnostic{file, "", "file is empty; expected a JSON document"});
+    }
+    return std::unexpected(
+        Diagnostic{file, "", fmt::format("line {}, column {}: invalid JSON: {}", line, col, what)});
+  }
+}
+
+std::expected<std::string, Diagnostic> read_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return std::unexpected(Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return std::unexpected(Diagnostic{path, "", "is a directory; expected a JSON file"});
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return std::unexpected(Diagnostic{path, "", "is not a regular file; expected a JSON file"});
+  }
+  if (static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
+    return std::unexpected(Diagnostic{
+        path, "", fmt::format("file is {} bytes; the limit is {} bytes", st.st_size, kMaxInputBytes)});
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return std::unexpected(Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return std::unexpected(Diagnostic{path, "", "read error"});
+  return ss.str();
+}
+
+std::string describe(const nlohmann::json& v) {
+  if (v.is_object() || v.is_array()) return type_name(v);
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+std::string index_path(std::string_view path, std::size_t i) {
+  return fmt::format("{}[{}]", path, i);
+}
+
+std::optional<std::string> suggest(std::string_view word, std::span<const std::string> candidates) {
+  std::optional<std::string> best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+ObjectReader::ObjectReader(const nlohmann::json& v, std::string path, const std::string& file,
+                           Diagnostics& out)
+    : path_(std::move(path)), file_(file), out_(out) {
+  if (v.is_object()) {
+    obj_ = &v;
+  } else {
+    out_.push_back({file_, path_, fmt::format("expected an object, got {}", describe(v))});
+  }
+}
+
+std::string ObjectReader::child_path(std::string_view key) const {
+  return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+}
+
+void ObjectReader::error(std::string_view key, std::string message) {
+  out_.push_back({file_, child_path(key), std::move(message)});
+}
+
+bool ObjectReader::has(std::string_view key) const {
+  return obj_ != nullptr && obj_->contains(key);
+}
+
+const nlohmann::json* ObjectReader::value(std::string_view key, Need need) {
+  if (obj_ == nullptr) return nullptr;
+  known_.emplace_back(key);
+  auto it = obj_->find(key);
+  if (it == obj_->end()) {
+    if (need == Need::required) error(key, "missing required field");
+    return nullptr;
+  }
+  return &*it;
+}
+
+const nlohmann::json* ObjectReader::object(std::string_view key, Need need) {
+  const auto* v = value(key, need);
+  if (v != nullptr && !v->is_object()) {
+    error(key, fmt::format("expected an object, got {}", describe(*v)));
+    return nullptr;
+  }
+  return v;
+}
+
+const nlohmann::json* ObjectReader::array(std::string_view key, Need need) {
+  const auto* v = value(key, need);
+  if (v != nullptr && !v->is_array()) {
+    error(key, fmt::format("expected an array, got {}", describe(*v)));
+    return nullptr;
+  }
+  return v;
+}
+
+std::optional<std::string> ObjectReader::string(std::string_view key, Need need) {
+  const auto* v = value(key, need);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) {
+    error(key, fmt::format("expected a string, got {}", describe(*v)));
+    return std::nullopt;
+  }
+  auto s = v->get<std::string>();
+  if (s.empty()) {
+    error(key, "expected a non-empty string");
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::optional<double> ObjectReader::number(std::string_view key, double min, double max,
+                                           Need need) {
+  const auto* v = value(key, need);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number()) {
+    error(key, fmt::format("expected a number, got {}", describe(*v)));
+    return std::nullopt;
+  }
+  const double d = v->get<double>();
+  if (!std::isfinite(d) || d < min || d > max) {
+    error(key, fmt::format("expected a number from {} to {}, got {}", min, max, describe(*v)));
+    return std::nullopt;
+  }
+  return d;
+}
+
+std::optional<std::int64_t> ObjectReader::integer(std::string_view key, std::int64_t min,
+                                                  std::int64_t max, Need need) {
+  const auto* v = value(key, need);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number_integer()) {
+    error(key, fmt::format("expected an integer, got {}", describe(*v)));
+    return std::nullopt;
+  }
+  // Unsigned values above INT64_MAX are out of range, not negative.
+  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+    error(key, fmt::format("expected an integer from {} to {}, got {}", min, max, describe(*v)));
+    return std::nullopt;
+  }
+  const auto i = v->get<std::int64_t>();
+  if (i < min || i > max) {
+    error(key, fmt::format("expected an integer from {} to {}, got {}", min, max, describe(*v)));
+    return std::nullopt;
+  }
+  return i;
+}
+
+std::optional<bool> ObjectReader::boolean(std::string_view key, Need need) {
+  const auto* v = value(key, need);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_boolean()) {
+    error(key, fmt::format("expected true or false, got {}", describe(*v)));
+    return std::nullopt;
+  }
+  return v->get<bool>();
+}
+
+std::optional<std::size_t> ObjectReader::choice(std::string_view key,
+                                                std::span<const std::string_view> allowed,
+                                                Need need) {
+  auto s = string(key, need);
+  if (!s) return std::nullopt;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    if (allowed[i] == *s) return i;
+  }
+  error(key, fmt::format("expected one of {}, got \"{}\"", fmt::join(allowed, ", "), *s));
+  return std::nullopt;
+}
+
+void ObjectReader::finish() {
+  if (obj_ == nullptr) return;
+  for (const auto& [key, v] : obj_->items()) {
+    if (key.starts_with("$") || key.starts_with("x-")) continue;
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    std::string msg = "unknown field";
+    if (auto s = suggest(key, known_)) msg += fmt::format("; did you mean \"{}\"?", *s);
+    error(key, msg);
+  }
+}
+
+}  // namespace gpuadvisor

@@ -1,0 +1,255 @@
+#include "gpuadvisor/report/catalog_report.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/catalog/serialize.hpp"
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/report/table.hpp"
+
+namespace gpuadvisor::report {
+namespace {
+
+using catalog::Catalog;
+using ojson = nlohmann::ordered_json;
+using Align = Table::Align;
+
+std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, decimals); }
+
+std::string price(const catalog::Price& p) { return format_usd(p.usd); }
+
+std::string gpu_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"MEM GB", Align::right}, {"16-BIT TF", Align::right},
+           {"FP8 TF", Align::right}, {"W", Align::right}, {"FORM"}, {"LINK"}, {"COND"},
+           {"PRICE", Align::right}});
+  for (const auto& g : c.gpus) {
+    t.add_row({g.id, g.name, num(g.memory_gb), num(g.tensor_tflops_16bit, 1),
+               g.tensor_tflops_fp8 > 0 ? num(g.tensor_tflops_fp8, 1) : "-", num(g.power_w),
+               std::string(catalog::to_string(g.form_factor)) +
+                   (g.slot_width > 0 ? fmt::format(" {}-slot", g.slot_width) : ""),
+               g.interconnect.type, std::string(catalog::to_string(g.condition)), price(g.price)});
+  }
+  return t.render();
+}
+
+std::string cpu_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"SOCKET"}, {"CORES", Align::right}, {"LANES", Align::right},
+           {"MEM"}, {"TDP W", Align::right}, {"PRICE", Align::right}});
+  for (const auto& p : c.cpus) {
+    t.add_row({p.id, p.name, p.socket, std::to_string(p.cores),
+               fmt::format("{} (gen {})", p.pcie_lanes, p.pcie_gen),
+               fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w), price(p.price)});
+  }
+  return t.render();
+}
+
+std::string platform_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"KIND"}, {"SOCKET"}, {"GPUS"}, {"PSU"}, {"PRICE", Align::right}});
+  for (const auto& p : c.platforms) {
+    std::string gpus = fmt::format("{}x {}", p.max_gpus, fmt::join(p.gpu_form_factors, "/"));
+    if (p.max_gpu_slot_width > 0) gpus += fmt::format(" <={}-slot", p.max_gpu_slot_width);
+    t.add_row({p.id, p.name, fmt::format("{} {}", catalog::to_string(p.kind), p.form_factor),
+               fmt::format("{}x {}", p.cpu_sockets, p.socket), gpus,
+               fmt::format("{}x {} <={} W", p.psu_bays, p.psu_form, num(p.max_psu_w)),
+               price(p.price)});
+  }
+  return t.render();
+}
+
+std::string memory_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"KIT"}, {"GB", Align::right}, {"PRICE", Align::right}});
+  for (const auto& m : c.memory) {
+    t.add_row({m.id, m.name, fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
+               fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)),
+               num(m.capacity_gb), price(m.price)});
+  }
+  return t.render();
+}
+
+std::string storage_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"TB", Align::right}, {"READ MB/s", Align::right},
+           {"PRICE", Align::right}});
+  for (const auto& s : c.storage) {
+    t.add_row({s.id, s.name, std::string(catalog::to_string(s.type)), num(s.capacity_tb, 2),
+               num(s.seq_read_mbs), price(s.price)});
+  }
+  return t.render();
+}
+
+std::string psu_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"FORM"}, {"W 230V", Align::right}, {"W 115V", Align::right},
+           {"RATING"}, {"GPU PLUGS"}, {"PRICE", Align::right}});
+  for (const auto& p : c.psus) {
+    t.add_row({p.id, p.name, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
+               fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr), price(p.price)});
+  }
+  return t.render();
+}
+
+std::string cooling_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"FOR"}, {"REMOVES W", Align::right},
+           {"PRICE", Align::right}});
+  for (const auto& x : c.cooling) {
+    t.add_row({x.id, x.name, std::string(catalog::to_string(x.type)), x.form, num(x.capacity_w),
+               price(x.price)});
+  }
+  return t.render();
+}
+
+std::string model_table(const Catalog& c) {
+  Table t({{"ID"}, {"NAME"}, {"PARAMS", Align::right}, {"LAYERS", Align::right},
+           {"HIDDEN", Align::right}, {"HEADS/KV"}, {"SEQ", Align::right}});
+  for (const auto& m : c.models) {
+    const bool cnn = m.kind == catalog::ModelKind::cnn;
+    t.add_row({m.id, m.name, format_count(m.params), cnn ? "-" : std::to_string(m.layers),
+               cnn ? "-" : std::to_string(m.hidden),
+               cnn ? "-" : fmt::format("{}/{}", m.heads, m.kv_heads),
+               cnn ? fmt::format("{}px", m.image_size) : std::to_string(m.seq_len)});
+  }
+  return t.render();
+}
+
+std::string cloud_table(const Catalog& c) {
+  Table t({{"ID"}, {"GPU"}, {"PROVIDER"}, {"$/GPU-HOUR", Align::right}, {"DATE"}});
+  for (const auto& x : c.cloud) {
+    t.add_row({x.id, x.gpu, x.provider, fmt::format("{:.2f}", x.usd_per_gpu_hour), x.date});
+  }
+  return t.render();
+}
+
+std::string category_table(const Catalog& c, std::string_view key) {
+  if (key == "gpus") return gpu_table(c);
+  if (key == "cpus") return cpu_table(c);
+  if (key == "platforms") return platform_table(c);
+  if (key == "memory") return memory_table(c);
+  if (key == "storage") return storage_table(c);
+  if (key == "psus") return psu_table(c);
+  if (key == "cooling") return cooling_table(c);
+  if (key == "models") return model_table(c);
+  if (key == "cloud") return cloud_table(c);
+  return {};
+}
+
+std::size_t category_size(const Catalog& c, std::string_view key) {
+  return catalog::category_to_json(c, key).size();
+}
+
+/// Source entries named by `keys`, in first-use order.
+ojson sources_json(const Catalog& c, const std::vector<std::string>& keys) {
+  ojson out = ojson::array();
+  std::set<std::string> seen;
+  for (const auto& k : keys) {
+    if (!seen.insert(k).second) continue;
+    if (const auto* s = c.source(k)) out.push_back(catalog::to_json(*s));
+  }
+  return out;
+}
+
+std::vector<std::string> source_keys(const ojson& part) {
+  std::vector<std::string> keys;
+  if (part.contains("sources")) {
+    for (const auto& k : part["sources"]) keys.push_back(k.get<std::string>());
+  }
+  return keys;
+}
+
+std::vector<std::string_view> resolve(const std::vector<std::string_view>& categories) {
+  if (!categories.empty()) return categories;
+  return {std::begin(kListedCategories), std::end(kListedCategories)};
+}
+
+}  // namespace
+
+std::string catalog_list_text(const Catalog& c, const std::vector<std::string_view>& categories) {
+  std::string out;
+  for (auto key : resolve(categories)) {
+    if (!out.empty()) out += "\n";
+    out += fmt::format("{} ({})\n", key, category_size(c, key));
+    if (key == "sources" || key == "architectures") {
+      for (const auto& item : catalog::category_to_json(c, key)) {
+        out += "  " + item.dump() + "\n";
+      }
+    } else {
+      out += category_table(c, key);
+    }
+  }
+  return out;
+}
+
+ojson catalog_list_json(const Catalog& c, const std::vector<std::string_view>& categories) {
+  ojson out;
+  out["schema_version"] = kCatalogOutputSchemaVersion;
+  out["categories"] = ojson::object();
+  std::vector<std::string> keys;
+  for (auto key : resolve(categories)) {
+    ojson items = catalog::category_to_json(c, key);
+    for (const auto& item : items) {
+      for (auto& k : source_keys(item)) keys.push_back(std::move(k));
+    }
+    out["categories"][std::string(key)] = std::move(items);
+  }
+  out["sources"] = sources_json(c, keys);
+  return out;
+}
+
+std::vector<PartRef> find_part(const Catalog& c, std::string_view id) {
+  std::vector<PartRef> refs;
+  for (auto key : catalog::kCategories) {
+    if (key == "sources") continue;
+    const ojson items = catalog::category_to_json(c, key);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (items[i].value("id", "") == id) refs.push_back({key, i});
+    }
+  }
+  return refs;
+}
+
+std::vector<std::string> all_ids(const Catalog& c) {
+  std::vector<std::string> ids;
+  for (auto key : catalog::kCategories) {
+    if (key == "sources") continue;
+    for (const auto& item : catalog::category_to_json(c, key)) ids.push_back(item.value("id", ""));
+  }
+  return ids;
+}
+
+ojson catalog_show_json(const Catalog& c, const PartRef& ref) {
+  ojson part = catalog::category_to_json(c, ref.category)[ref.index];
+  ojson out;
+  out["schema_version"] = kCatalogOutputSchemaVersion;
+  out["category"] = ref.category;
+  out["sources"] = sources_json(c, source_keys(part));
+  out["part"] = std::move(part);
+  return out;
+}
+
+std::string catalog_show_text(const Catalog& c, const PartRef& ref) {
+  const ojson j = catalog_show_json(c, ref);
+  const ojson& part = j["part"];
+  std::string out = fmt::format("{} ({}, {})\n", part.value("name", ""), part.value("id", ""),
+                                ref.category);
+  std::function<void(const ojson&, const std::string&)> walk = [&](const ojson& obj,
+                                                                  const std::string& prefix) {
+    for (const auto& [k, v] : obj.items()) {
+      if (k == "id" || k == "name" || k == "sources") continue;
+      if (v.is_object()) {
+        walk(v, prefix + k + ".");
+      } else {
+        const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        out += fmt::format("  {:<26} {}\n", prefix + k, text);
+      }
+    }
+  };
+  walk(part, "");
+  if (!j["sources"].empty()) {
+    out += "sources:\n";
+    for (const auto& s : j["sources"]) {
+      out += fmt::format("  [{}] {}\n       {}\n", s.value("key", ""), s.value("title", ""),
+                         s.value("url", ""));
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuadvisor::report
