@@ -27,8 +27,8 @@ const Architecture* Catalog::architecture(std::string_view id) const {
   return find_by_id(architectures, id);
 }
 const Source* Catalog::source(std::string_view key) const {
-  auto it = std::find_if(sources.begin(), sources.end(),
-                         [&](const Source& s) { return s.key == key; });
+  auto it =
+      std::find_if(sources.begin(), sources.end(), [&](const Source& s) { return s.key == key; });
   return it == sources.end() ? nullptr : &*it;
 }
 

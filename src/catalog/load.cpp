@@ -16,7 +16,8 @@ const Catalog& embedded_catalog() {
   static const Catalog c = [] {
     const std::string name = "<embedded catalog>";
     auto parsed = parse_catalog(embedded::catalog, name, /*overlay=*/false);
-    if (!parsed) throw std::runtime_error("embedded catalog is invalid:\n" + to_string(parsed.error()));
+    if (!parsed)
+      throw std::runtime_error("embedded catalog is invalid:\n" + to_string(parsed.error()));
     Diagnostics refs = check_references(*parsed, *parsed, name);
     if (!refs.empty()) throw std::runtime_error("embedded catalog is invalid:\n" + to_string(refs));
     return std::move(*parsed);

@@ -28,8 +28,8 @@ constexpr std::string_view kMemTypes[] = {"DDR4", "DDR5"};
 constexpr std::string_view kPlatformKinds[] = {"tower", "rack"};
 constexpr std::string_view kPsuForms[] = {"atx", "server"};
 constexpr std::string_view kStorageTypes[] = {"nvme", "sata-ssd", "hdd"};
-constexpr std::string_view kEfficiency[] = {"80plus-white", "80plus-bronze", "80plus-silver",
-                                            "80plus-gold", "80plus-platinum", "80plus-titanium"};
+constexpr std::string_view kEfficiency[] = {"80plus-white", "80plus-bronze",   "80plus-silver",
+                                            "80plus-gold",  "80plus-platinum", "80plus-titanium"};
 constexpr std::string_view kCoolingTypes[] = {"air", "liquid", "datacenter"};
 constexpr std::string_view kModelKinds[] = {"transformer", "cnn"};
 
@@ -137,8 +137,10 @@ Architecture read_architecture(ObjectReader& r, Ctx& ctx) {
   a.min_stack_version = r.string("min_stack_version").value_or("");
   // Empty means "still supported", so an empty string is allowed here.
   if (const json* v = r.value("max_stack_version", Need::optional)) {
-    if (v->is_string()) a.max_stack_version = v->get<std::string>();
-    else r.error("max_stack_version", fmt::format("expected a string, got {}", describe(*v)));
+    if (v->is_string())
+      a.max_stack_version = v->get<std::string>();
+    else
+      r.error("max_stack_version", fmt::format("expected a string, got {}", describe(*v)));
   }
   assign(a.bf16, r.boolean("bf16"));
   assign(a.fp8, r.boolean("fp8"));
@@ -333,8 +335,8 @@ ModelPreset read_model(ObjectReader& r, Ctx& ctx) {
   m.sources = read_string_list(r, "sources", ctx, Need::required);
   if (tf && m.heads > 0 && m.kv_heads > 0) {
     if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
-      r.error("kv_heads", fmt::format("expected a divisor of heads ({}), got {}", m.heads,
-                                      m.kv_heads));
+      r.error("kv_heads",
+              fmt::format("expected a divisor of heads ({}), got {}", m.heads, m.kv_heads));
     }
   }
   if (!tf && r.has("flops_per_sample") && m.flops_per_sample <= 0) {
@@ -368,8 +370,10 @@ Source read_source(ObjectReader& r, Ctx&) {
 
 template <typename T>
 std::string key_of(const T& t) {
-  if constexpr (std::is_same_v<T, Source>) return t.key;
-  else return t.id;
+  if constexpr (std::is_same_v<T, Source>)
+    return t.key;
+  else
+    return t.id;
 }
 
 /// Reads one category array; reports duplicate ids within it.
@@ -399,8 +403,10 @@ void layer_category(std::vector<T>& base, std::vector<T>& top) {
   for (auto& item : top) {
     auto it = std::find_if(base.begin(), base.end(),
                            [&](const T& b) { return key_of(b) == key_of(item); });
-    if (it != base.end()) *it = std::move(item);
-    else base.push_back(std::move(item));
+    if (it != base.end())
+      *it = std::move(item);
+    else
+      base.push_back(std::move(item));
   }
 }
 

@@ -19,31 +19,43 @@ void put_tail(ojson& j, const PartBase& p) {
 std::string_view to_string(Condition c) { return c == Condition::used ? "used" : "new"; }
 std::string_view to_string(GpuFormFactor f) {
   switch (f) {
-    case GpuFormFactor::sxm: return "sxm";
-    case GpuFormFactor::oam: return "oam";
-    default: return "pcie";
+    case GpuFormFactor::sxm:
+      return "sxm";
+    case GpuFormFactor::oam:
+      return "oam";
+    default:
+      return "pcie";
   }
 }
 std::string_view to_string(GpuMarket m) {
   switch (m) {
-    case GpuMarket::consumer: return "consumer";
-    case GpuMarket::workstation: return "workstation";
-    default: return "datacenter";
+    case GpuMarket::consumer:
+      return "consumer";
+    case GpuMarket::workstation:
+      return "workstation";
+    default:
+      return "datacenter";
   }
 }
 std::string_view to_string(PlatformKind k) { return k == PlatformKind::rack ? "rack" : "tower"; }
 std::string_view to_string(StorageType t) {
   switch (t) {
-    case StorageType::sata_ssd: return "sata-ssd";
-    case StorageType::hdd: return "hdd";
-    default: return "nvme";
+    case StorageType::sata_ssd:
+      return "sata-ssd";
+    case StorageType::hdd:
+      return "hdd";
+    default:
+      return "nvme";
   }
 }
 std::string_view to_string(CoolingType t) {
   switch (t) {
-    case CoolingType::liquid: return "liquid";
-    case CoolingType::datacenter: return "datacenter";
-    default: return "air";
+    case CoolingType::liquid:
+      return "liquid";
+    case CoolingType::datacenter:
+      return "datacenter";
+    default:
+      return "air";
   }
 }
 std::string_view to_string(ModelKind k) { return k == ModelKind::cnn ? "cnn" : "transformer"; }
@@ -134,7 +146,8 @@ ojson to_json(const Platform& p) {
   j["max_psu_w"] = p.max_psu_w;
   j["base_power_w"] = p.base_power_w;
   j["included_cooling_w"] = p.included_cooling_w;
-  if (p.included_psu) j["included_psu"] = {{"id", p.included_psu->id}, {"count", p.included_psu->count}};
+  if (p.included_psu)
+    j["included_psu"] = {{"id", p.included_psu->id}, {"count", p.included_psu->count}};
   put_tail(j, p);
   return j;
 }
@@ -222,17 +235,28 @@ ojson category_to_json(const Catalog& c, std::string_view key) {
   auto add = [&](const auto& items) {
     for (const auto& item : items) arr.push_back(to_json(item));
   };
-  if (key == "sources") add(c.sources);
-  else if (key == "architectures") add(c.architectures);
-  else if (key == "gpus") add(c.gpus);
-  else if (key == "cpus") add(c.cpus);
-  else if (key == "platforms") add(c.platforms);
-  else if (key == "memory") add(c.memory);
-  else if (key == "storage") add(c.storage);
-  else if (key == "psus") add(c.psus);
-  else if (key == "cooling") add(c.cooling);
-  else if (key == "models") add(c.models);
-  else if (key == "cloud") add(c.cloud);
+  if (key == "sources")
+    add(c.sources);
+  else if (key == "architectures")
+    add(c.architectures);
+  else if (key == "gpus")
+    add(c.gpus);
+  else if (key == "cpus")
+    add(c.cpus);
+  else if (key == "platforms")
+    add(c.platforms);
+  else if (key == "memory")
+    add(c.memory);
+  else if (key == "storage")
+    add(c.storage);
+  else if (key == "psus")
+    add(c.psus);
+  else if (key == "cooling")
+    add(c.cooling);
+  else if (key == "models")
+    add(c.models);
+  else if (key == "cloud")
+    add(c.cloud);
   return arr;
 }
 

@@ -35,8 +35,10 @@ ExitCode run_list(const Globals& g, const CatalogOptions& o) {
   require_format(g, "catalog list", {"text", "json"});
   const auto keys = category_keys(o.categories);
   const auto c = load_catalog(g);
-  if (g.format == "json") emit(g, report::catalog_list_json(c, keys).dump(2) + "\n");
-  else emit(g, report::catalog_list_text(c, keys));
+  if (g.format == "json")
+    emit(g, report::catalog_list_json(c, keys).dump(2) + "\n");
+  else
+    emit(g, report::catalog_list_text(c, keys));
   return ExitCode::ok;
 }
 
@@ -52,8 +54,10 @@ ExitCode run_show(const Globals& g, const CatalogOptions& o) {
   }
   if (refs.empty()) {
     std::string msg = fmt::format("no part with id \"{}\"", o.id);
-    if (auto s = suggest(o.id, report::all_ids(c))) msg += fmt::format("; did you mean \"{}\"?", *s);
-    else msg += " (see 'gpuadvisor catalog list')";
+    if (auto s = suggest(o.id, report::all_ids(c)))
+      msg += fmt::format("; did you mean \"{}\"?", *s);
+    else
+      msg += " (see 'gpuadvisor catalog list')";
     throw InputError(Diagnostic{"catalog show", "", msg});
   }
   if (refs.size() > 1) {
@@ -64,8 +68,10 @@ ExitCode run_show(const Globals& g, const CatalogOptions& o) {
                                             "--category",
                                             o.id, fmt::join(cats, ", "))});
   }
-  if (g.format == "json") emit(g, report::catalog_show_json(c, refs[0]).dump(2) + "\n");
-  else emit(g, report::catalog_show_text(c, refs[0]));
+  if (g.format == "json")
+    emit(g, report::catalog_show_json(c, refs[0]).dump(2) + "\n");
+  else
+    emit(g, report::catalog_show_text(c, refs[0]));
   return ExitCode::ok;
 }
 

@@ -1,8 +1,8 @@
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -36,7 +36,8 @@ void emit(const Globals& g, std::string_view text) {
   const std::string tmp = fmt::format("{}.tmp.{}", g.output, ::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) {
-    throw InputError(Diagnostic{g.output, "", fmt::format("cannot write: {}", std::strerror(errno))});
+    throw InputError(
+        Diagnostic{g.output, "", fmt::format("cannot write: {}", std::strerror(errno))});
   }
   const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   const bool closed = std::fclose(f) == 0;

@@ -1,8 +1,8 @@
 // gpuadvisor: entry point. Parses arguments, runs one subcommand, and is the
 // one place where errors become messages on stderr and exit codes.
+#include <unistd.h>
 #include <cstdlib>
 #include <iostream>
-#include <unistd.h>
 
 #include "cli.hpp"
 

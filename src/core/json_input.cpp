@@ -1,12 +1,12 @@
 #include "gpuadvisor/core/json_input.hpp"
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 #include <fmt/format.h>
 
@@ -37,11 +37,14 @@ std::optional<std::size_t> too_deep_at(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth) return i;
     } else if (c == ']' || c == '}') {
@@ -53,12 +56,18 @@ std::optional<std::size_t> too_deep_at(std::string_view text) {
 
 std::string type_name(const nlohmann::json& v) {
   switch (v.type()) {
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a boolean";
-    case nlohmann::json::value_t::null: return "null";
-    default: return "a number";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "a boolean";
+    case nlohmann::json::value_t::null:
+      return "null";
+    default:
+      return "a number";
   }
 }
 
@@ -82,13 +91,15 @@ std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
                                                      const std::string& file) {
   if (text.size() > kMaxInputBytes) {
     return std::unexpected(Diagnostic{
-        file, "", fmt::format("file is {} bytes; the limit is {} bytes", text.size(), kMaxInputBytes)});
+        file, "",
+        fmt::format("file is {} bytes; the limit is {} bytes", text.size(), kMaxInputBytes)});
   }
   if (auto at = too_deep_at(text)) {
     auto [line, col] = line_column(text, *at);
-    return std::unexpected(Diagnostic{
-        file, "", fmt::format("line {}, column {}: JSON nested deeper than {} levels", line, col,
-                              kMaxJsonDepth)});
+    return std::unexpected(
+        Diagnostic{file, "",
+                   fmt::format("line {}, column {}: JSON nested deeper than {} levels", line, col,
+                               kMaxJsonDepth)});
   }
   try {
     return nlohmann::json::parse(text.begin(), text.end());
@@ -110,7 +121,8 @@ std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
 std::expected<std::string, Diagnostic> read_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    return std::unexpected(Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
+    return std::unexpected(
+        Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
   }
   if (S_ISDIR(st.st_mode)) {
     return std::unexpected(Diagnostic{path, "", "is a directory; expected a JSON file"});
@@ -120,11 +132,13 @@ std::expected<std::string, Diagnostic> read_file(const std::string& path) {
   }
   if (static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
     return std::unexpected(Diagnostic{
-        path, "", fmt::format("file is {} bytes; the limit is {} bytes", st.st_size, kMaxInputBytes)});
+        path, "",
+        fmt::format("file is {} bytes; the limit is {} bytes", st.st_size, kMaxInputBytes)});
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return std::unexpected(Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
+    return std::unexpected(
+        Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
   }
   std::ostringstream ss;
   ss << in.rdbuf();

@@ -24,17 +24,20 @@ std::expected<std::pair<double, std::string_view>, std::string> number_and_suffi
     return std::unexpected("must start with a digit");
   }
   double value = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, std::chars_format::general);
+  auto [ptr, ec] =
+      std::from_chars(s.data(), s.data() + s.size(), value, std::chars_format::general);
   if (ec == std::errc::result_out_of_range) return std::unexpected("number out of range");
   if (ec != std::errc{}) return std::unexpected("not a number");
   if (!std::isfinite(value)) return std::unexpected("number out of range");
-  return std::pair{value, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
+  return std::pair{
+      value, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
 }
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
       return false;
     }
   }
@@ -44,11 +47,16 @@ bool iequals(std::string_view a, std::string_view b) {
 std::expected<double, std::string> apply_si(double value, std::string_view suffix,
                                             std::string_view what) {
   double mult = 0;
-  if (suffix.empty()) mult = 1;
-  else if (iequals(suffix, "k")) mult = 1e3;
-  else if (iequals(suffix, "m")) mult = 1e6;
-  else if (iequals(suffix, "b") || iequals(suffix, "g")) mult = 1e9;
-  else if (iequals(suffix, "t")) mult = 1e12;
+  if (suffix.empty())
+    mult = 1;
+  else if (iequals(suffix, "k"))
+    mult = 1e3;
+  else if (iequals(suffix, "m"))
+    mult = 1e6;
+  else if (iequals(suffix, "b") || iequals(suffix, "g"))
+    mult = 1e9;
+  else if (iequals(suffix, "t"))
+    mult = 1e12;
   if (mult == 0) {
     return std::unexpected(fmt::format("unknown suffix \"{}\"; expected {}", suffix, what));
   }
@@ -62,8 +70,8 @@ std::expected<double, std::string> apply_si(double value, std::string_view suffi
 std::expected<double, std::string> parse_count(std::string_view text) {
   auto parsed = number_and_suffix(trim(text));
   if (!parsed) {
-    return std::unexpected(fmt::format("{}; expected a count such as 7B, 125M, 1.5T or 7e9",
-                                       parsed.error()));
+    return std::unexpected(
+        fmt::format("{}; expected a count such as 7B, 125M, 1.5T or 7e9", parsed.error()));
   }
   return apply_si(parsed->first, parsed->second, "K, M, B or T (as in 7B, 125M, 1.5T)");
 }
@@ -79,9 +87,8 @@ std::expected<double, std::string> parse_money(std::string_view text) {
   if (s.ends_with("USD") || s.ends_with("usd")) s = trim(s.substr(0, s.size() - 3));
   auto parsed = number_and_suffix(s);
   if (!parsed) {
-    return std::unexpected(
-        fmt::format("{}; expected an amount in US dollars such as 20000, 20k or $20,000",
-                    parsed.error()));
+    return std::unexpected(fmt::format(
+        "{}; expected an amount in US dollars such as 20000, 20k or $20,000", parsed.error()));
   }
   return apply_si(parsed->first, parsed->second, "k or M (as in 20k, 1.5M)");
 }
@@ -97,10 +104,16 @@ std::expected<double, std::string> parse_bytes(std::string_view text) {
     std::string_view name;
     double mult;
   };
-  static constexpr Unit units[] = {
-      {"", 1},          {"B", 1},         {"KB", 1e3},          {"MB", 1e6},
-      {"GB", 1e9},      {"TB", 1e12},     {"KiB", 1024.0},      {"MiB", 1048576.0},
-      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+  static constexpr Unit units[] = {{"", 1},
+                                   {"B", 1},
+                                   {"KB", 1e3},
+                                   {"MB", 1e6},
+                                   {"GB", 1e9},
+                                   {"TB", 1e12},
+                                   {"KiB", 1024.0},
+                                   {"MiB", 1048576.0},
+                                   {"GiB", 1073741824.0},
+                                   {"TiB", 1099511627776.0}};
   for (const auto& u : units) {
     if (iequals(suffix, u.name)) {
       const double out = value * u.mult;

@@ -20,8 +20,15 @@ std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, d
 std::string price(const catalog::Price& p) { return format_usd(p.usd); }
 
 std::string gpu_table(const Catalog& c) {
-  Table t({{"ID"}, {"NAME"}, {"MEM GB", Align::right}, {"16-BIT TF", Align::right},
-           {"FP8 TF", Align::right}, {"W", Align::right}, {"FORM"}, {"LINK"}, {"COND"},
+  Table t({{"ID"},
+           {"NAME"},
+           {"MEM GB", Align::right},
+           {"16-BIT TF", Align::right},
+           {"FP8 TF", Align::right},
+           {"W", Align::right},
+           {"FORM"},
+           {"LINK"},
+           {"COND"},
            {"PRICE", Align::right}});
   for (const auto& g : c.gpus) {
     t.add_row({g.id, g.name, num(g.memory_gb), num(g.tensor_tflops_16bit, 1),
@@ -34,12 +41,19 @@ std::string gpu_table(const Catalog& c) {
 }
 
 std::string cpu_table(const Catalog& c) {
-  Table t({{"ID"}, {"NAME"}, {"SOCKET"}, {"CORES", Align::right}, {"LANES", Align::right},
-           {"MEM"}, {"TDP W", Align::right}, {"PRICE", Align::right}});
+  Table t({{"ID"},
+           {"NAME"},
+           {"SOCKET"},
+           {"CORES", Align::right},
+           {"LANES", Align::right},
+           {"MEM"},
+           {"TDP W", Align::right},
+           {"PRICE", Align::right}});
   for (const auto& p : c.cpus) {
     t.add_row({p.id, p.name, p.socket, std::to_string(p.cores),
                fmt::format("{} (gen {})", p.pcie_lanes, p.pcie_gen),
-               fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w), price(p.price)});
+               fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w),
+               price(p.price)});
   }
   return t.render();
 }
@@ -61,14 +75,18 @@ std::string memory_table(const Catalog& c) {
   Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"KIT"}, {"GB", Align::right}, {"PRICE", Align::right}});
   for (const auto& m : c.memory) {
     t.add_row({m.id, m.name, fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
-               fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)),
-               num(m.capacity_gb), price(m.price)});
+               fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)), num(m.capacity_gb),
+               price(m.price)});
   }
   return t.render();
 }
 
 std::string storage_table(const Catalog& c) {
-  Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"TB", Align::right}, {"READ MB/s", Align::right},
+  Table t({{"ID"},
+           {"NAME"},
+           {"TYPE"},
+           {"TB", Align::right},
+           {"READ MB/s", Align::right},
            {"PRICE", Align::right}});
   for (const auto& s : c.storage) {
     t.add_row({s.id, s.name, std::string(catalog::to_string(s.type)), num(s.capacity_tb, 2),
@@ -78,8 +96,14 @@ std::string storage_table(const Catalog& c) {
 }
 
 std::string psu_table(const Catalog& c) {
-  Table t({{"ID"}, {"NAME"}, {"FORM"}, {"W 230V", Align::right}, {"W 115V", Align::right},
-           {"RATING"}, {"GPU PLUGS"}, {"PRICE", Align::right}});
+  Table t({{"ID"},
+           {"NAME"},
+           {"FORM"},
+           {"W 230V", Align::right},
+           {"W 115V", Align::right},
+           {"RATING"},
+           {"GPU PLUGS"},
+           {"PRICE", Align::right}});
   for (const auto& p : c.psus) {
     t.add_row({p.id, p.name, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
                fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr), price(p.price)});
@@ -88,8 +112,8 @@ std::string psu_table(const Catalog& c) {
 }
 
 std::string cooling_table(const Catalog& c) {
-  Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"FOR"}, {"REMOVES W", Align::right},
-           {"PRICE", Align::right}});
+  Table t(
+      {{"ID"}, {"NAME"}, {"TYPE"}, {"FOR"}, {"REMOVES W", Align::right}, {"PRICE", Align::right}});
   for (const auto& x : c.cooling) {
     t.add_row({x.id, x.name, std::string(catalog::to_string(x.type)), x.form, num(x.capacity_w),
                price(x.price)});
@@ -98,8 +122,13 @@ std::string cooling_table(const Catalog& c) {
 }
 
 std::string model_table(const Catalog& c) {
-  Table t({{"ID"}, {"NAME"}, {"PARAMS", Align::right}, {"LAYERS", Align::right},
-           {"HIDDEN", Align::right}, {"HEADS/KV"}, {"SEQ", Align::right}});
+  Table t({{"ID"},
+           {"NAME"},
+           {"PARAMS", Align::right},
+           {"LAYERS", Align::right},
+           {"HIDDEN", Align::right},
+           {"HEADS/KV"},
+           {"SEQ", Align::right}});
   for (const auto& m : c.models) {
     const bool cnn = m.kind == catalog::ModelKind::cnn;
     t.add_row({m.id, m.name, format_count(m.params), cnn ? "-" : std::to_string(m.layers),
@@ -227,10 +256,10 @@ ojson catalog_show_json(const Catalog& c, const PartRef& ref) {
 std::string catalog_show_text(const Catalog& c, const PartRef& ref) {
   const ojson j = catalog_show_json(c, ref);
   const ojson& part = j["part"];
-  std::string out = fmt::format("{} ({}, {})\n", part.value("name", ""), part.value("id", ""),
-                                ref.category);
+  std::string out =
+      fmt::format("{} ({}, {})\n", part.value("name", ""), part.value("id", ""), ref.category);
   std::function<void(const ojson&, const std::string&)> walk = [&](const ojson& obj,
-                                                                  const std::string& prefix) {
+                                                                   const std::string& prefix) {
     for (const auto& [k, v] : obj.items()) {
       if (k == "id" || k == "name" || k == "sources") continue;
       if (v.is_object()) {

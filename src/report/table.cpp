@@ -27,8 +27,10 @@ std::string Table::render(int indent) const {
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const std::size_t pad = width[c] - display_width(cells[c]);
       if (c > 0) l += "  ";
-      if (columns_[c].align == Align::right) l += std::string(pad, ' ') + cells[c];
-      else l += cells[c] + std::string(pad, ' ');
+      if (columns_[c].align == Align::right)
+        l += std::string(pad, ' ') + cells[c];
+      else
+        l += cells[c] + std::string(pad, ' ');
     }
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + "\n";

@@ -69,13 +69,15 @@ RunResult run(const std::vector<std::string>& args, const std::string& stdin_tex
     close(in_fd);
     in_fd = -1;
   }
-  std::array<pollfd, 3> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {in_fd, POLLOUT, 0}}};
+  std::array<pollfd, 3> fds{
+      {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {in_fd, POLLOUT, 0}}};
   int open_outputs = 2;
   char buf[65536];
   while (open_outputs > 0) {
     poll(fds.data(), fds.size(), -1);
     for (int i = 0; i < 2; ++i) {
-      if (fds[static_cast<std::size_t>(i)].fd >= 0 && fds[static_cast<std::size_t>(i)].revents != 0) {
+      if (fds[static_cast<std::size_t>(i)].fd >= 0 &&
+          fds[static_cast<std::size_t>(i)].revents != 0) {
         const ssize_t n = read(fds[static_cast<std::size_t>(i)].fd, buf, sizeof buf);
         if (n <= 0) {
           close(fds[static_cast<std::size_t>(i)].fd);

@@ -14,18 +14,18 @@ enum class Condition { new_, used };
 /// Every part has a price. Currency is always USD (the loader rejects others:
 /// the program does no currency conversion).
 struct Price {
-  double usd = 0;       ///< unit price
-  std::string date;     ///< YYYY-MM-DD when the price was observed or listed
-  std::string source;   ///< source key or URL; "estimate: reason" where no listing exists
+  double usd = 0;      ///< unit price
+  std::string date;    ///< YYYY-MM-DD when the price was observed or listed
+  std::string source;  ///< source key or URL; "estimate: reason" where no listing exists
 };
 
 /// Fields common to every catalog part.
 struct PartBase {
-  std::string id;       ///< short lowercase hyphenated id, unique within its category
-  std::string name;     ///< product name as sold
+  std::string id;    ///< short lowercase hyphenated id, unique within its category
+  std::string name;  ///< product name as sold
   Price price;
   std::vector<std::string> sources;  ///< source keys (catalog "sources" table) for spec figures
-  std::string notes;    ///< optional free text
+  std::string notes;                 ///< optional free text
 };
 
 /// GPU architecture and which software stacks support it.
@@ -45,49 +45,49 @@ enum class GpuFormFactor { pcie, sxm, oam };
 enum class GpuMarket { consumer, workstation, datacenter };
 
 struct GpuInterconnect {
-  std::string type;         ///< "none", "nvlink", "nvlink-bridge", "infinity-fabric"
-  double bandwidth_gbs = 0; ///< total GPU-to-GPU bandwidth per GPU, GB/s (0 for none)
-  bool peer_to_peer = false;///< PCIe/NVLink peer-to-peer supported by the driver
+  std::string type;           ///< "none", "nvlink", "nvlink-bridge", "infinity-fabric"
+  double bandwidth_gbs = 0;   ///< total GPU-to-GPU bandwidth per GPU, GB/s (0 for none)
+  bool peer_to_peer = false;  ///< PCIe/NVLink peer-to-peer supported by the driver
 };
 
 struct Gpu : PartBase {
-  std::string vendor;                 ///< "nvidia" or "amd"
-  std::string architecture;           ///< Architecture id
+  std::string vendor;        ///< "nvidia" or "amd"
+  std::string architecture;  ///< Architecture id
   GpuMarket market = GpuMarket::datacenter;
-  double memory_gb = 0;               ///< decimal GB as marketed (24 GB = 24e9 bytes)
-  std::string memory_type;            ///< "GDDR6X", "HBM3", ...
+  double memory_gb = 0;     ///< decimal GB as marketed (24 GB = 24e9 bytes)
+  std::string memory_type;  ///< "GDDR6X", "HBM3", ...
   double memory_bandwidth_gbs = 0;
   /// Dense (no sparsity) 16-bit tensor rate used for training, TFLOPS. BF16 where
   /// supported, else FP16; FP32 accumulate (GeForce cards run that at half the
   /// FP16-accumulate rate, so the RTX 4090 stores 165.2, not 330 or 660).
   double tensor_tflops_16bit = 0;
-  double tensor_tflops_fp8 = 0;       ///< dense FP8 rate with FP32 accumulate; 0 = no FP8
-  double fp32_tflops = 0;             ///< non-tensor FP32
-  double tf32_tflops = 0;             ///< dense TF32 tensor rate; 0 = none (Volta)
-  double power_w = 0;                 ///< board power (TBP/TDP)
+  double tensor_tflops_fp8 = 0;  ///< dense FP8 rate with FP32 accumulate; 0 = no FP8
+  double fp32_tflops = 0;        ///< non-tensor FP32
+  double tf32_tflops = 0;        ///< dense TF32 tensor rate; 0 = none (Volta)
+  double power_w = 0;            ///< board power (TBP/TDP)
   GpuFormFactor form_factor = GpuFormFactor::pcie;
-  int slot_width = 0;                 ///< PCIe slots occupied (0 for SXM/OAM)
-  double length_mm = 0;               ///< card length (0 for SXM/OAM)
-  std::string baseboard;              ///< SXM/OAM: baseboard family it mounts on, e.g. "hgx-h100"
+  int slot_width = 0;     ///< PCIe slots occupied (0 for SXM/OAM)
+  double length_mm = 0;   ///< card length (0 for SXM/OAM)
+  std::string baseboard;  ///< SXM/OAM: baseboard family it mounts on, e.g. "hgx-h100"
   GpuInterconnect interconnect;
   int pcie_gen = 0;
   int pcie_lanes = 16;
-  std::string power_connector;        ///< "8pin", "12vhpwr", "none" (SXM/OAM: from the board)
+  std::string power_connector;  ///< "8pin", "12vhpwr", "none" (SXM/OAM: from the board)
   int power_connector_count = 0;
-  bool passive_cooling = false;       ///< needs chassis airflow (datacenter cards)
+  bool passive_cooling = false;  ///< needs chassis airflow (datacenter cards)
   Condition condition = Condition::new_;
 };
 
 struct Cpu : PartBase {
-  std::string vendor;        ///< "intel" or "amd"
-  std::string family;        ///< "xeon-w", "xeon-scalable", "threadripper-pro", "epyc", "core", "ryzen"
-  std::string socket;        ///< "LGA4677", "sTR5", "SP5", "AM5", "LGA1700"
+  std::string vendor;  ///< "intel" or "amd"
+  std::string family;  ///< "xeon-w", "xeon-scalable", "threadripper-pro", "epyc", "core", "ryzen"
+  std::string socket;  ///< "LGA4677", "sTR5", "SP5", "AM5", "LGA1700"
   int cores = 0;
   int threads = 0;
-  int pcie_lanes = 0;        ///< CPU PCIe lanes per socket
+  int pcie_lanes = 0;  ///< CPU PCIe lanes per socket
   int pcie_gen = 0;
   int memory_channels = 0;
-  std::string memory_type;   ///< "DDR5" or "DDR4"
+  std::string memory_type;  ///< "DDR5" or "DDR4"
   double tdp_w = 0;
 };
 
@@ -101,63 +101,64 @@ struct IncludedPart {
 /// Motherboard + chassis, or a barebone server.
 struct Platform : PartBase {
   PlatformKind kind = PlatformKind::tower;
-  std::string form_factor;     ///< "tower", "4U", "8U", ...
-  std::string socket;          ///< CPU socket
+  std::string form_factor;  ///< "tower", "4U", "8U", ...
+  std::string socket;       ///< CPU socket
   int cpu_sockets = 1;
   std::vector<std::string> gpu_form_factors;  ///< subset of "pcie", "sxm", "oam"
-  std::string baseboard;       ///< SXM/OAM platforms: baseboard family, e.g. "hgx-h100"
-  int max_gpus = 0;            ///< GPUs it can hold at the widths below
-  int max_gpu_slot_width = 0;  ///< widest PCIe card at max_gpus (0 for SXM/OAM)
-  double max_gpu_length_mm = 0;///< longest card (0 for SXM/OAM)
-  int gpu_pcie_lanes = 16;     ///< lanes wired to each GPU slot
+  std::string baseboard;         ///< SXM/OAM platforms: baseboard family, e.g. "hgx-h100"
+  int max_gpus = 0;              ///< GPUs it can hold at the widths below
+  int max_gpu_slot_width = 0;    ///< widest PCIe card at max_gpus (0 for SXM/OAM)
+  double max_gpu_length_mm = 0;  ///< longest card (0 for SXM/OAM)
+  int gpu_pcie_lanes = 16;       ///< lanes wired to each GPU slot
   int memory_slots = 0;
-  std::string memory_type;     ///< "DDR5" or "DDR4"
+  std::string memory_type;  ///< "DDR5" or "DDR4"
   bool registered_memory = true;
   double max_memory_gb = 0;
-  int nvme_slots = 0;          ///< M.2/U.2 bays for NVMe drives
-  int drive_bays = 0;          ///< 2.5"/3.5" SATA bays
-  std::string psu_form;        ///< "atx" or "server"
+  int nvme_slots = 0;    ///< M.2/U.2 bays for NVMe drives
+  int drive_bays = 0;    ///< 2.5"/3.5" SATA bays
+  std::string psu_form;  ///< "atx" or "server"
   int psu_bays = 1;
-  double max_psu_w = 0;        ///< largest single PSU it takes
-  double base_power_w = 0;     ///< board, fans, NICs: the draw besides CPU, GPU, memory, storage
-  double included_cooling_w = 0;  ///< heat the chassis airflow removes (servers); 0 = needs cooling part
+  double max_psu_w = 0;     ///< largest single PSU it takes
+  double base_power_w = 0;  ///< board, fans, NICs: the draw besides CPU, GPU, memory, storage
+  double included_cooling_w =
+      0;  ///< heat the chassis airflow removes (servers); 0 = needs cooling part
   std::optional<IncludedPart> included_psu;  ///< barebones that ship with PSUs
 };
 
 struct MemoryKit : PartBase {
-  std::string type;      ///< "DDR5" or "DDR4"
+  std::string type;  ///< "DDR5" or "DDR4"
   bool registered = true;
   int modules = 1;
   double capacity_gb = 0;  ///< whole kit
   int speed_mts = 0;
-  double power_w = 0;      ///< whole kit, under load
+  double power_w = 0;  ///< whole kit, under load
 };
 
 enum class StorageType { nvme, sata_ssd, hdd };
 
 struct Storage : PartBase {
   StorageType type = StorageType::nvme;
-  double capacity_tb = 0;       ///< decimal TB
+  double capacity_tb = 0;  ///< decimal TB
   double seq_read_mbs = 0;
-  double power_w = 0;           ///< active
+  double power_w = 0;  ///< active
 };
 
 struct Psu : PartBase {
-  std::string form;             ///< "atx" or "server"
+  std::string form;  ///< "atx" or "server"
   double watts_230v = 0;
-  double watts_115v = 0;        ///< same as 230 V where the unit is not derated
-  std::string efficiency;       ///< "80plus-bronze", "-gold", "-platinum", "-titanium"
-  int pcie_8pin = 0;            ///< 8-pin PCIe GPU connectors
-  int connectors_12vhpwr = 0;   ///< 12VHPWR / 12V-2x6 connectors
+  double watts_115v = 0;       ///< same as 230 V where the unit is not derated
+  std::string efficiency;      ///< "80plus-bronze", "-gold", "-platinum", "-titanium"
+  int pcie_8pin = 0;           ///< 8-pin PCIe GPU connectors
+  int connectors_12vhpwr = 0;  ///< 12VHPWR / 12V-2x6 connectors
 };
 
 enum class CoolingType { air, liquid, datacenter };
 
 struct Cooling : PartBase {
   CoolingType type = CoolingType::air;
-  double capacity_w = 0;        ///< heat it removes
-  double power_w = 0;           ///< fans/pumps
-  std::string form;             ///< "tower" or "rack": what it is meant for
+  double capacity_w = 0;  ///< heat it removes
+  double power_w = 0;     ///< fans/pumps
+  std::string form;       ///< "tower" or "rack": what it is meant for
 };
 
 enum class ModelKind { transformer, cnn };
@@ -165,26 +166,26 @@ enum class ModelKind { transformer, cnn };
 struct ModelPreset {
   std::string id, name;
   ModelKind kind = ModelKind::transformer;
-  double params = 0;            ///< total parameters
+  double params = 0;  ///< total parameters
   int layers = 0;
   int hidden = 0;
   int heads = 0;
-  int kv_heads = 0;             ///< < heads for grouped-query attention
-  int ffn = 0;                  ///< feed-forward inner size
+  int kv_heads = 0;  ///< < heads for grouped-query attention
+  int ffn = 0;       ///< feed-forward inner size
   int vocab = 0;
-  int seq_len = 0;              ///< default training sequence length
-  bool gated_ffn = false;       ///< SwiGLU (3 FFN matrices) vs GELU MLP (2)
+  int seq_len = 0;         ///< default training sequence length
+  bool gated_ffn = false;  ///< SwiGLU (3 FFN matrices) vs GELU MLP (2)
   bool tied_embeddings = false;
-  bool flash_attention = true;  ///< modern training stacks use it by default
-  double flops_per_sample = 0;  ///< CNN: forward FLOPs per sample
-  int image_size = 0;           ///< CNN: input side, pixels
+  bool flash_attention = true;             ///< modern training stacks use it by default
+  double flops_per_sample = 0;             ///< CNN: forward FLOPs per sample
+  int image_size = 0;                      ///< CNN: input side, pixels
   double activation_bytes_per_sample = 0;  ///< CNN: stored activations per sample, 16-bit
   std::vector<std::string> sources;
 };
 
 struct CloudPrice {
   std::string id;
-  std::string gpu;              ///< Gpu id
+  std::string gpu;  ///< Gpu id
   std::string provider;
   double usd_per_gpu_hour = 0;
   std::string date;

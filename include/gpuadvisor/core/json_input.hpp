@@ -18,7 +18,7 @@ namespace gpuadvisor {
 
 /// Limits applied to every JSON input (docs/limits.md gives the reasons).
 inline constexpr std::size_t kMaxInputBytes = 64u * 1024u * 1024u;  ///< 64 MiB
-inline constexpr int kMaxJsonDepth = 64;                             ///< nesting levels
+inline constexpr int kMaxJsonDepth = 64;                            ///< nesting levels
 
 /// Parses JSON text. Errors name the file and the line and column.
 [[nodiscard]] std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,

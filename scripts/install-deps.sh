@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gpuadvisor needs, only those missing.
+# Usage: scripts/install-deps.sh [--test]   (--test adds what the tests use)
+set -euo pipefail
+
+packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev)
+if [[ "${1:-}" == "--test" ]]; then
+  # catch2: unit tests; python3-jsonschema: JSON Schema checks; libxml2-utils:
+  # xmllint for JUnit output; clang + its runtime: sanitizer and fuzz builds.
+  packages+=(catch2 python3 python3-jsonschema libxml2-utils clang-14 libclang-rt-14-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "Installing: ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the main job: a recommendation
+# for a 20,000 USD budget and a 7B model, from the embedded catalog.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh -DGPUADVISOR_BUILD_TESTS=OFF
+exec build/gpuadvisor recommend --budget 20000 --model-size 7B "$@"
