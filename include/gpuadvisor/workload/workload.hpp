@@ -1,0 +1,270 @@
+#pragma once
+/// The workload model: what a training or inference job needs per GPU (memory,
+/// term by term), how long it takes (FLOPs, utilisation, GPU-hours, energy) and
+/// on which GPUs it fits. docs/estimation.md explains every term and constant.
+///
+/// Typical use (the VRAM rule, `recommend`, `estimate`):
+///
+///     auto w = workload::resolve(input, catalog, workload::Origin::flags());
+///     if (!w) throw ...w.error()...;
+///     auto mem = workload::memory_per_gpu(*w, gpu, gpus);     // cheap: arithmetic only
+///     auto fit = workload::fit(*w, gpu, gpus);                 // verdict + smallest fix
+///     auto c   = workload::compute(*w, gpu, gpus);             // time, GPU-hours, kWh
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/core/diagnostic.hpp"
+
+namespace gpuadvisor::workload {
+
+/// What the job does to the model.
+enum class Task {
+  pretrain,   ///< full training from scratch
+  finetune,   ///< full fine-tuning: every weight trained
+  lora,       ///< frozen 16-bit base, trained low-rank adapters
+  qlora,      ///< frozen NF4 4-bit base (double quantisation), trained 16-bit adapters
+  inference,  ///< generation: weights + KV cache, no training state
+};
+/// Numeric format. For training bf16/fp16 mean *mixed* precision with fp32
+/// master weights (the ZeRO/Megatron/FSDP layout); fp8 means Transformer Engine
+/// FP8 matmuls on top of that layout; fp32 means everything in fp32.
+enum class Precision { bf16, fp16, fp32, fp8 };
+enum class Optimizer { adamw, adamw_8bit, sgd, adafactor };
+/// ZeRO stage (FSDP full sharding = zero3): which model states are split over the GPUs.
+enum class Sharding { none, zero1, zero2, zero3 };
+/// Where the architecture came from.
+enum class ArchOrigin { preset, flags, derived };
+
+/// Names as on the command line ("adamw-8bit", "zero3", ...).
+[[nodiscard]] std::string_view to_string(Task);
+[[nodiscard]] std::string_view to_string(Precision);
+[[nodiscard]] std::string_view to_string(Optimizer);
+[[nodiscard]] std::string_view to_string(Sharding);
+[[nodiscard]] std::string_view to_string(ArchOrigin);
+/// Parsers for the same names; "fsdp" is accepted for zero3, "adamw_8bit" for
+/// "adamw-8bit". nullopt when unknown.
+[[nodiscard]] std::optional<Task> parse_task(std::string_view);
+[[nodiscard]] std::optional<Precision> parse_precision(std::string_view);
+[[nodiscard]] std::optional<Optimizer> parse_optimizer(std::string_view);
+[[nodiscard]] std::optional<Sharding> parse_sharding(std::string_view);
+/// The accepted names, for messages and --help.
+inline constexpr std::string_view kTaskNames[] = {"pretrain", "finetune", "lora", "qlora",
+                                                  "inference"};
+inline constexpr std::string_view kPrecisionNames[] = {"bf16", "fp16", "fp32", "fp8"};
+inline constexpr std::string_view kOptimizerNames[] = {"adamw", "adamw-8bit", "sgd", "adafactor"};
+inline constexpr std::string_view kShardingNames[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
+
+/// Optional architecture overrides (flags --layers, --hidden, ... or JSON keys).
+struct ArchitectureInput {
+  std::optional<std::int64_t> layers, hidden, heads, kv_heads, ffn, vocab;
+  [[nodiscard]] bool any() const { return layers || hidden || heads || kv_heads || ffn || vocab; }
+};
+
+/// What a user gave, from flags or from a spec's JSON. Everything is optional;
+/// resolve() fills the rest with stated defaults and validates every value.
+/// Integers are 64-bit so that absurd values (a sequence of 10^12) reach
+/// resolve() and get a proper range error.
+struct WorkloadInput {
+  std::optional<std::string> model;        ///< preset id (catalog models)
+  std::optional<double> model_size;        ///< parameters; with a preset, overrides its count
+  std::optional<Task> task;                ///< default pretrain
+  std::optional<Precision> precision;      ///< default bf16 (fp16 on GPUs without BF16)
+  std::optional<Optimizer> optimizer;      ///< default adamw
+  std::optional<std::int64_t> batch_size;  ///< micro-batch per GPU; default 1
+  std::optional<std::int64_t> seq_len;     ///< tokens per sample (inference: context length)
+  std::optional<std::int64_t> lora_rank;   ///< LoRA/QLoRA rank; default 16
+  std::optional<std::int64_t> gpus;        ///< data-parallel GPUs; default 1
+  std::optional<double> tokens;            ///< training tokens (inference: tokens to generate)
+  std::optional<double> epochs;            ///< with dataset_tokens, instead of tokens
+  std::optional<double> dataset_tokens;    ///< tokens in one epoch of the dataset
+  std::optional<bool> grad_checkpointing;  ///< default off (QLoRA: on, as its recipe)
+  std::optional<Sharding> sharding;        ///< default none
+  std::optional<std::string> gpu;          ///< catalog GPU id (for estimate/check)
+  std::optional<double> mfu;               ///< utilisation override, 0 < mfu <= 1
+  ArchitectureInput arch;                  ///< architecture overrides
+};
+
+/// Where a WorkloadInput came from, so that every error names the flag
+/// (`--seq-len: ...`) or the file and JSON path (`spec.json: workloads[0].seq_len: ...`).
+struct Origin {
+  bool from_flags = true;
+  std::string file;  ///< spec file (JSON input only)
+  std::string path;  ///< JSON path of the workload object, e.g. "workloads[0]"
+
+  [[nodiscard]] static Origin flags() { return {}; }
+  [[nodiscard]] static Origin json(std::string file, std::string path) {
+    return {false, std::move(file), std::move(path)};
+  }
+  /// A diagnostic located at `field` (JSON key, '_' form: "seq_len").
+  [[nodiscard]] Diagnostic at(std::string_view field, std::string message) const;
+};
+
+/// The model's shape, as the memory and FLOP formulas need it.
+struct Architecture {
+  catalog::ModelKind kind = catalog::ModelKind::transformer;
+  double params = 0;                       ///< total parameters N
+  int layers = 0;                          ///< L
+  int hidden = 0;                          ///< h
+  int heads = 0;                           ///< a
+  int kv_heads = 0;                        ///< KV heads (< heads: grouped-query attention)
+  int ffn = 0;                             ///< feed-forward inner size
+  int vocab = 0;                           ///< V
+  bool gated_ffn = false;                  ///< SwiGLU: three FFN matrices instead of two
+  bool tied_embeddings = false;            ///< input embedding shared with the output layer
+  bool flash_attention = true;             ///< attention scores never stored (no 5·a·s² term)
+  double flops_per_sample = 0;             ///< CNN: forward FLOPs per sample
+  double activation_bytes_per_sample = 0;  ///< CNN: stored activations per sample, 16-bit
+  ArchOrigin origin = ArchOrigin::derived;
+  std::string origin_text;  ///< "preset llama-3-8b", "flags", "derived from 7.0B parameters"
+
+  [[nodiscard]] int head_dim() const { return heads > 0 ? hidden / heads : 0; }
+  [[nodiscard]] int kv_dim() const { return kv_heads * head_dim(); }
+};
+
+/// Parameter counts derived once by resolve() so that memory functions stay cheap.
+struct ParamCounts {
+  double total = 0;           ///< N
+  double embedding = 0;       ///< input embedding + untied output layer (V·h each)
+  double norms = 0;           ///< norm weights and other vectors (kept 16-bit by QLoRA)
+  double linear = 0;          ///< transformer-block matrices: what QLoRA quantises, LoRA adapts
+  double trainable = 0;       ///< N for full training; the adapters for LoRA/QLoRA; 0 for inference
+  double adapters = 0;        ///< LoRA parameters at the resolved rank (0 unless lora/qlora)
+  double factored_state = 0;  ///< Adafactor state elements: rows + cols per matrix, full per vector
+  double largest_matrix = 0;  ///< biggest single weight matrix (QLoRA dequantisation buffer)
+};
+
+/// A fully resolved workload: every setting has a value, and every default used
+/// is recorded in `assumptions` (in the order the output shows them).
+struct Workload {
+  std::string model_id;    ///< preset id, empty without a preset
+  std::string model_name;  ///< "Llama 3 8B" or "7.0B-parameter transformer"
+  Architecture arch;
+  ParamCounts counts;
+  Task task = Task::pretrain;
+  Precision precision = Precision::bf16;
+  Optimizer optimizer = Optimizer::adamw;
+  Sharding sharding = Sharding::none;
+  int batch_size = 1;         ///< micro-batch per GPU
+  int grad_accumulation = 1;  ///< micro-batches per optimizer step (fit changes set it)
+  int seq_len = 0;
+  int lora_rank = 0;  ///< 0 unless lora/qlora
+  int gpus = 1;
+  bool grad_checkpointing = false;
+  double tokens = 0;               ///< training tokens; inference: tokens generated
+  std::optional<std::string> gpu;  ///< GPU id given, if any (validated)
+  std::optional<double> mfu;       ///< utilisation override
+  std::vector<std::string> assumptions;
+
+  [[nodiscard]] bool training() const { return task != Task::inference; }
+  [[nodiscard]] bool adapters() const { return task == Task::lora || task == Task::qlora; }
+};
+
+/// Validates `in` against `cat` and fills every default. All problems are
+/// returned together, each located by `origin`.
+[[nodiscard]] std::expected<Workload, Diagnostics> resolve(const WorkloadInput& in,
+                                                           const catalog::Catalog& cat,
+                                                           const Origin& origin);
+
+/// Recomputes the derived counts after a setting changed (task, rank, arch);
+/// resolve() calls it, and so do fit changes.
+void update_counts(Workload& w);
+
+/// Bytes per GPU, term by term. `total` is the sum of the others.
+struct MemoryBreakdown {
+  double weights = 0;  ///< parameters the forward pass reads (16-bit, fp32, or NF4 base + adapters)
+  double master_weights = 0;  ///< fp32 master copy in mixed precision (sharded from zero1)
+  double gradients = 0;       ///< gradients of the trained parameters (sharded from zero2)
+  double optimizer = 0;       ///< optimizer states (sharded from zero1)
+  double activations = 0;     ///< stored for backward (training) / working set (inference)
+  double logits = 0;          ///< output layer logits and loss buffers
+  double kv_cache = 0;        ///< inference: keys and values of the context
+  double overhead = 0;        ///< CUDA/framework context + allocator fragmentation + temporaries
+  double total = 0;
+};
+
+/// Per-GPU memory of `w` on `gpu` when it runs on `gpus` GPUs (sharding and
+/// inference tensor parallelism divide by it). Arithmetic only: safe to call
+/// for many candidate builds.
+[[nodiscard]] MemoryBreakdown memory_per_gpu(const Workload& w, const catalog::Gpu& gpu, int gpus);
+
+/// Memory the estimate may use on `gpu`: its capacity (memory_gb taken as GiB,
+/// as the memory chips are) less a driver reserve. See docs/estimation.md.
+[[nodiscard]] double available_bytes(const catalog::Gpu& gpu);
+
+/// Time, throughput and energy of `w` on `gpus` GPUs of type `gpu`.
+struct ComputeEstimate {
+  double flops_per_token = 0;  ///< training: 6N (8N with recompute) + attention; CNN: per sample
+  double dense_flops = 0;      ///< the 6N·tokens (or 8N, 4N for adapters) part
+  double attention_flops = 0;  ///< the 12·L·h·s·tokens part
+  double total_flops = 0;
+  double peak_tflops = 0;         ///< dense peak per GPU at the precision used
+  double mfu = 0;                 ///< model FLOPs utilisation used
+  std::string mfu_basis;          ///< how mfu was obtained (one line)
+  double tokens_per_second = 0;   ///< all GPUs together (CNN: samples/s)
+  double samples_per_second = 0;  ///< sequences (CNN: images) per second, all GPUs
+  double achieved_tflops_per_gpu = 0;
+  double time_hours = 0;  ///< wall-clock time for w.tokens
+  double gpu_hours = 0;
+  double energy_kwh = 0;           ///< GPU energy only (board power × training draw fraction)
+  double power_fraction = 0;       ///< average draw as a fraction of board power
+  std::vector<std::string> notes;  ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"
+};
+
+[[nodiscard]] ComputeEstimate compute(const Workload& w, const catalog::Gpu& gpu, int gpus);
+
+/// The utilisation model alone (documented in docs/estimation.md); `basis`
+/// receives the one-line explanation.
+[[nodiscard]] double model_mfu(const Workload& w, const catalog::Gpu& gpu, int gpus,
+                               std::string* basis = nullptr);
+
+/// One step of a fix that makes a workload fit, with the memory re-estimated
+/// after this step (steps apply cumulatively).
+struct FitChange {
+  std::string kind;  ///< "grad-checkpointing", "micro-batch", "sharding", "lora", "qlora",
+                     ///< "precision", "gpus"
+  std::string
+      description;  ///< "enable gradient checkpointing", "micro-batch 8 -> 2 with 4x accumulation"
+  MemoryBreakdown memory;  ///< per GPU after this step
+};
+
+enum class Verdict { fits, fits_with_changes, does_not_fit };
+[[nodiscard]] std::string_view to_string(Verdict);
+
+struct FitResult {
+  std::string gpu;  ///< GPU id
+  Verdict verdict = Verdict::does_not_fit;
+  int gpus = 1;              ///< GPUs of the original workload
+  double per_gpu_bytes = 0;  ///< as given (before changes)
+  double available_bytes = 0;
+  MemoryBreakdown memory;  ///< as given
+  std::vector<FitChange>
+      changes;         ///< the smallest fix, in order (empty if it fits or nothing does)
+  std::string reason;  ///< does_not_fit: why (e.g. "needs 1.4 TiB per GPU even with QLoRA + ZeRO-3
+                       ///< over 8 GPUs")
+  [[nodiscard]] bool fits() const { return verdict == Verdict::fits; }
+};
+
+/// Fit of `w` on `gpus` GPUs of type `gpu`. When it does not fit as given, the
+/// least invasive combination of changes that fits (checkpointing < smaller
+/// micro-batch < lower precision < sharding over the GPUs / more GPUs (up to 8)
+/// < LoRA < QLoRA) is returned, each step re-estimated.
+[[nodiscard]] FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus);
+
+/// Reads one workload object of a JSON spec. Keys are the flag names with '_'
+/// for '-': model, model_size (number or "7B"), task, precision, optimizer,
+/// batch_size, seq_len, lora_rank, gpus, tokens (number or "15T"), epochs,
+/// dataset_tokens, grad_checkpointing (bool), sharding, gpu, mfu, and the
+/// architecture overrides layers, hidden, heads, kv_heads, ffn, vocab.
+/// Problems (type errors, unknown names, unknown keys) go to `out` located at
+/// `file`: `path`.KEY. Range checks happen in resolve(), with Origin::json.
+[[nodiscard]] WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& path,
+                                                const std::string& file, Diagnostics& out);
+
+}  // namespace gpuadvisor::workload

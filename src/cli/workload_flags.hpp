@@ -1,0 +1,30 @@
+#pragma once
+// The workload flags shared by `estimate`, `check` and `recommend`. Values are
+// taken as text and converted by to_input(), so that every bad value gets the
+// same kind of message: `--model-size: unknown suffix "X"; expected ...`.
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "gpuadvisor/workload/workload.hpp"
+
+namespace gpuadvisor::cli {
+
+/// Raw flag values; empty optionals were not given.
+struct WorkloadFlags {
+  std::optional<std::string> model, model_size, task, precision, optimizer, batch_size, seq_len,
+      tokens, epochs, dataset_tokens, grad_checkpointing, sharding, gpu, gpus, lora_rank, mfu;
+  std::optional<std::string> layers, hidden, heads, kv_heads, ffn, vocab;
+};
+
+/// Adds the workload flags to `cmd` (in an option group "Workload"). With
+/// `with_gpu` false, --gpu and --gpus are left out (recommend chooses them).
+void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu = true);
+
+/// Converts the flag text; throws InputError listing every bad flag, each as
+/// Diagnostic{"--flag", "", message}. Range and consistency checks happen in
+/// workload::resolve() with workload::Origin::flags(), which names flags too.
+[[nodiscard]] workload::WorkloadInput to_input(const WorkloadFlags& f);
+
+}  // namespace gpuadvisor::cli
