@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DGPUADVISOR_BUILD_TESTS=OFF
-exec build/gpuadvisor recommend --budget 20000 --model-size 7B "$@"
+# The recommend command is not built yet; until it is, list the catalog.
+exec build/gpuadvisor catalog list "$@"

@@ -115,6 +115,10 @@ std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
     }
     return std::unexpected(
         Diagnostic{file, "", fmt::format("line {}, column {}: invalid JSON: {}", line, col, what)});
+  } catch (const nlohmann::json::out_of_range&) {
+    // The only out_of_range the parser raises: a number too large for a double.
+    return std::unexpected(
+        Diagnostic{file, "", "invalid JSON: a number is too large (beyond about 1.8e308)"});
   }
 }
 

@@ -32,6 +32,18 @@ TEST_CASE("parse_json rejects nesting deeper than the limit before parsing", "[j
   CHECK(parse_json(ok, "s.json").has_value());
 }
 
+TEST_CASE("parse_json rejects numbers beyond double range", "[json]") {
+  auto r = parse_json("{\"usd\": 1e400}", "big.json");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().str() == "big.json: invalid JSON: a number is too large (beyond about 1.8e308)");
+}
+
+TEST_CASE("parse_json rejects ill-formed UTF-8 with its position", "[json]") {
+  auto r = parse_json("{\"name\": \"\xff\"}", "utf.json");
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().str(), Catch::StartsWith("utf.json: line 1, column 11: invalid JSON:"));
+}
+
 TEST_CASE("read_file rejects missing files and directories", "[json]") {
   auto missing = read_file("/nonexistent/x.json");
   REQUIRE_FALSE(missing);
