@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/part_readers.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 
 namespace gpuadvisor::catalog {
@@ -220,6 +221,15 @@ Platform read_platform(ObjectReader& r, Ctx& ctx) {
   assign_enum(p.kind, r.choice("kind", kPlatformKinds), {PlatformKind::tower, PlatformKind::rack});
   p.form_factor = r.string("form_factor").value_or("");
   p.socket = r.string("socket").value_or("");
+  p.cpu_families = read_string_list(r, "cpu_families", ctx, Need::optional);
+  for (std::size_t i = 0; i < p.cpu_families.size(); ++i) {
+    const auto& f = p.cpu_families[i];
+    if (std::find(std::begin(kCpuFamilies), std::end(kCpuFamilies), f) == std::end(kCpuFamilies)) {
+      ctx.diags.push_back({ctx.file, index_path(r.child_path("cpu_families"), i),
+                           fmt::format("expected one of {}, got \"{}\"",
+                                       fmt::join(kCpuFamilies, ", "), f)});
+    }
+  }
   assign(p.cpu_sockets, r.integer("cpu_sockets", 1, 8));
   p.gpu_form_factors = read_string_list(r, "gpu_form_factors", ctx, Need::required);
   for (std::size_t i = 0; i < p.gpu_form_factors.size(); ++i) {
@@ -509,6 +519,37 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
   check_parts("cooling", c.cooling);
   for (std::size_t i = 0; i < c.models.size(); ++i) check_sources("models", i, c.models[i].sources);
   return diags;
+}
+
+
+// Per-category readers for inline parts (catalog/part_readers.hpp).
+Gpu read_gpu_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+  Ctx ctx{file, out};
+  return read_gpu(r, ctx);
+}
+Cpu read_cpu_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+  Ctx ctx{file, out};
+  return read_cpu(r, ctx);
+}
+Platform read_platform_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+  Ctx ctx{file, out};
+  return read_platform(r, ctx);
+}
+MemoryKit read_memory_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+  Ctx ctx{file, out};
+  return read_memory(r, ctx);
+}
+Storage read_storage_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+  Ctx ctx{file, out};
+  return read_storage(r, ctx);
+}
+Psu read_psu_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+  Ctx ctx{file, out};
+  return read_psu(r, ctx);
+}
+Cooling read_cooling_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+  Ctx ctx{file, out};
+  return read_cooling(r, ctx);
 }
 
 }  // namespace gpuadvisor::catalog

@@ -128,6 +128,7 @@ ojson to_json(const Platform& p) {
   j["kind"] = to_string(p.kind);
   j["form_factor"] = p.form_factor;
   j["socket"] = p.socket;
+  if (!p.cpu_families.empty()) j["cpu_families"] = p.cpu_families;
   j["cpu_sockets"] = p.cpu_sockets;
   j["gpu_form_factors"] = p.gpu_form_factors;
   if (!p.baseboard.empty()) j["baseboard"] = p.baseboard;

@@ -12,13 +12,13 @@
 using gpuadvisor::test::data;
 using gpuadvisor::test::run;
 
-TEST_CASE("--version prints the version and exits 0", "[cli]") {
+TEST_CASE("the version flag prints the version and exits 0", "[cli]") {
   auto r = run({"--version"});
   CHECK(r.exit_code == 0);
   CHECK(r.out == std::string(GPUADVISOR_VERSION) + "\n");
 }
 
-TEST_CASE("--help lists the commands and examples", "[cli]") {
+TEST_CASE("the help flag lists the commands and examples", "[cli]") {
   auto r = run({"--help"});
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("catalog") && Catch::Contains("Examples:"));
@@ -129,7 +129,7 @@ TEST_CASE("catalog validate accepts a good overlay and reports malformed JSON", 
         "gpuadvisor: error: /nonexistent.json: cannot open: No such file or directory\n");
 }
 
-TEST_CASE("--catalog layers a file over the embedded catalog", "[cli]") {
+TEST_CASE("a catalog file given with --catalog layers over the embedded catalog", "[cli]") {
   auto r = run({"--catalog", data("overlay-catalog.json"), "catalog", "show", "lab-psu-2000",
                 "--format", "json"});
   REQUIRE(r.exit_code == 0);
@@ -146,7 +146,7 @@ TEST_CASE("--catalog layers a file over the embedded catalog", "[cli]") {
   CHECK(broken.out.empty());
 }
 
-TEST_CASE("--output writes the result atomically and leaves no file on error", "[cli]") {
+TEST_CASE("the output file is written atomically and not at all on error", "[cli]") {
   const auto dir = std::filesystem::temp_directory_path() / "gpuadvisor-out-test";
   std::filesystem::create_directories(dir);
   const auto out = dir / "gpus.json";

@@ -103,6 +103,9 @@ struct Platform : PartBase {
   PlatformKind kind = PlatformKind::tower;
   std::string form_factor;  ///< "tower", "4U", "8U", ...
   std::string socket;       ///< CPU socket
+  /// CPU families the chipset takes: one socket can serve several (LGA4677 is
+  /// both Xeon W on W790 and Xeon Scalable on C741). Empty = any on the socket.
+  std::vector<std::string> cpu_families;
   int cpu_sockets = 1;
   std::vector<std::string> gpu_form_factors;  ///< subset of "pcie", "sxm", "oam"
   std::string baseboard;         ///< SXM/OAM platforms: baseboard family, e.g. "hgx-h100"
