@@ -3,6 +3,7 @@
 command (after --), whose exit code must be --exit-code. Exit 0 when valid."""
 import argparse
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -36,7 +37,19 @@ def main() -> int:
     except json.JSONDecodeError as e:
         print(f"not JSON: {e}\n{text[:2000]}")
         return 1
-    validator = jsonschema.validators.validator_for(schema)(schema)
+    # $refs to sibling schemas ("catalog.schema.json#/$defs/gpu") resolve from
+    # the schema folder, never from the network: preload every schema there
+    # under both its $id and its file URI.
+    store = {}
+    for path in pathlib.Path(args.schema).resolve().parent.glob("*.json"):
+        with open(path, encoding="utf-8") as f:
+            other = json.load(f)
+        store[path.as_uri()] = other
+        if isinstance(other, dict) and "$id" in other:
+            store[other["$id"]] = other
+    base = schema.get("$id", pathlib.Path(args.schema).resolve().as_uri())
+    resolver = jsonschema.RefResolver(base_uri=base, referrer=schema, store=store)
+    validator = jsonschema.validators.validator_for(schema)(schema, resolver=resolver)
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
     for e in errors[:20]:
         print(f"{'/'.join(str(p) for p in e.path)}: {e.message}")
