@@ -25,7 +25,7 @@ const Catalog& embedded_catalog() {
   return c;
 }
 
-std::expected<Catalog, Diagnostics> load_catalog(std::span<const std::string> files) {
+gpuadvisor::expected<Catalog, Diagnostics> load_catalog(std::span<const std::string> files) {
   Catalog merged = embedded_catalog();
   if (files.empty()) return merged;
   Diagnostics diags;
@@ -44,14 +44,14 @@ std::expected<Catalog, Diagnostics> load_catalog(std::span<const std::string> fi
     docs.emplace_back(file, *doc);
     layer(merged, std::move(*doc));
   }
-  if (!diags.empty()) return std::unexpected(std::move(diags));
+  if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
   // References are checked after all layers: a later file may supply what an
   // earlier one refers to. The embedded part was checked at build time.
   for (const auto& [file, doc] : docs) {
     Diagnostics refs = check_references(doc, merged, file);
     diags.insert(diags.end(), refs.begin(), refs.end());
   }
-  if (!diags.empty()) return std::unexpected(std::move(diags));
+  if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
   return merged;
 }
 

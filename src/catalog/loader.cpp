@@ -422,15 +422,15 @@ void layer_category(std::vector<T>& base, std::vector<T>& top) {
 
 }  // namespace
 
-std::expected<Catalog, Diagnostics> parse_catalog(std::string_view text, const std::string& file,
+gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text, const std::string& file,
                                                   bool overlay) {
   auto doc = parse_json(text, file);
-  if (!doc) return std::unexpected(Diagnostics{doc.error()});
+  if (!doc) return gpuadvisor::unexpected(Diagnostics{doc.error()});
   Diagnostics diags;
   Ctx ctx{file, diags};
   Catalog c;
   ObjectReader top(*doc, "", file, diags);
-  if (!top.ok()) return std::unexpected(diags);
+  if (!top.ok()) return gpuadvisor::unexpected(diags);
   if (auto v = top.integer("schema_version", 0, 1000000)) {
     if (*v != kCatalogSchemaVersion) {
       top.error("schema_version", fmt::format("unsupported catalog version {}; this gpuadvisor "
@@ -451,7 +451,7 @@ std::expected<Catalog, Diagnostics> parse_catalog(std::string_view text, const s
   read_category(top, "models", need, c.models, ctx, read_model);
   read_category(top, "cloud", Need::optional, c.cloud, ctx, read_cloud);
   top.finish();
-  if (!diags.empty()) return std::unexpected(std::move(diags));
+  if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
   return c;
 }
 

@@ -87,16 +87,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
+gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
                                                      const std::string& file) {
   if (text.size() > kMaxInputBytes) {
-    return std::unexpected(Diagnostic{
+    return gpuadvisor::unexpected(Diagnostic{
         file, "",
         fmt::format("file is {} bytes; the limit is {} bytes", text.size(), kMaxInputBytes)});
   }
   if (auto at = too_deep_at(text)) {
     auto [line, col] = line_column(text, *at);
-    return std::unexpected(
+    return gpuadvisor::unexpected(
         Diagnostic{file, "",
                    fmt::format("line {}, column {}: JSON nested deeper than {} levels", line, col,
                                kMaxJsonDepth)});
@@ -111,42 +111,42 @@ std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     auto [line, col] = line_column(text, offset);
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-      return std::unexpected(Diagnostic{file, "", "file is empty; expected a JSON document"});
+      return gpuadvisor::unexpected(Diagnostic{file, "", "file is empty; expected a JSON document"});
     }
-    return std::unexpected(
+    return gpuadvisor::unexpected(
         Diagnostic{file, "", fmt::format("line {}, column {}: invalid JSON: {}", line, col, what)});
   } catch (const nlohmann::json::out_of_range&) {
     // The only out_of_range the parser raises: a number too large for a double.
-    return std::unexpected(
+    return gpuadvisor::unexpected(
         Diagnostic{file, "", "invalid JSON: a number is too large (beyond about 1.8e308)"});
   }
 }
 
-std::expected<std::string, Diagnostic> read_file(const std::string& path) {
+gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    return std::unexpected(
+    return gpuadvisor::unexpected(
         Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
   }
   if (S_ISDIR(st.st_mode)) {
-    return std::unexpected(Diagnostic{path, "", "is a directory; expected a JSON file"});
+    return gpuadvisor::unexpected(Diagnostic{path, "", "is a directory; expected a JSON file"});
   }
   if (!S_ISREG(st.st_mode)) {
-    return std::unexpected(Diagnostic{path, "", "is not a regular file; expected a JSON file"});
+    return gpuadvisor::unexpected(Diagnostic{path, "", "is not a regular file; expected a JSON file"});
   }
   if (static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
-    return std::unexpected(Diagnostic{
+    return gpuadvisor::unexpected(Diagnostic{
         path, "",
         fmt::format("file is {} bytes; the limit is {} bytes", st.st_size, kMaxInputBytes)});
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return std::unexpected(
+    return gpuadvisor::unexpected(
         Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
   }
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) return std::unexpected(Diagnostic{path, "", "read error"});
+  if (in.bad()) return gpuadvisor::unexpected(Diagnostic{path, "", "read error"});
   return ss.str();
 }
 

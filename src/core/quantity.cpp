@@ -17,18 +17,18 @@ std::string_view trim(std::string_view s) {
 
 /// Splits "6.7B" into 6.7 and "B". Accepts decimal and exponent notation only
 /// (no hex, no "inf"/"nan", no sign).
-std::expected<std::pair<double, std::string_view>, std::string> number_and_suffix(
+gpuadvisor::expected<std::pair<double, std::string_view>, std::string> number_and_suffix(
     std::string_view s) {
-  if (s.empty()) return std::unexpected("empty value");
+  if (s.empty()) return gpuadvisor::unexpected("empty value");
   if (!std::isdigit(static_cast<unsigned char>(s.front())) && s.front() != '.') {
-    return std::unexpected("must start with a digit");
+    return gpuadvisor::unexpected("must start with a digit");
   }
   double value = 0;
   auto [ptr, ec] =
       std::from_chars(s.data(), s.data() + s.size(), value, std::chars_format::general);
-  if (ec == std::errc::result_out_of_range) return std::unexpected("number out of range");
-  if (ec != std::errc{}) return std::unexpected("not a number");
-  if (!std::isfinite(value)) return std::unexpected("number out of range");
+  if (ec == std::errc::result_out_of_range) return gpuadvisor::unexpected("number out of range");
+  if (ec != std::errc{}) return gpuadvisor::unexpected("not a number");
+  if (!std::isfinite(value)) return gpuadvisor::unexpected("number out of range");
   return std::pair{
       value, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
 }
@@ -44,7 +44,7 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::expected<double, std::string> apply_si(double value, std::string_view suffix,
+gpuadvisor::expected<double, std::string> apply_si(double value, std::string_view suffix,
                                             std::string_view what) {
   double mult = 0;
   if (suffix.empty())
@@ -58,25 +58,25 @@ std::expected<double, std::string> apply_si(double value, std::string_view suffi
   else if (iequals(suffix, "t"))
     mult = 1e12;
   if (mult == 0) {
-    return std::unexpected(fmt::format("unknown suffix \"{}\"; expected {}", suffix, what));
+    return gpuadvisor::unexpected(fmt::format("unknown suffix \"{}\"; expected {}", suffix, what));
   }
   const double out = value * mult;
-  if (!std::isfinite(out)) return std::unexpected("number out of range");
+  if (!std::isfinite(out)) return gpuadvisor::unexpected("number out of range");
   return out;
 }
 
 }  // namespace
 
-std::expected<double, std::string> parse_count(std::string_view text) {
+gpuadvisor::expected<double, std::string> parse_count(std::string_view text) {
   auto parsed = number_and_suffix(trim(text));
   if (!parsed) {
-    return std::unexpected(
+    return gpuadvisor::unexpected(
         fmt::format("{}; expected a count such as 7B, 125M, 1.5T or 7e9", parsed.error()));
   }
   return apply_si(parsed->first, parsed->second, "K, M, B or T (as in 7B, 125M, 1.5T)");
 }
 
-std::expected<double, std::string> parse_money(std::string_view text) {
+gpuadvisor::expected<double, std::string> parse_money(std::string_view text) {
   std::string cleaned;
   for (char c : trim(text)) {
     if (c == ',' || c == '_') continue;
@@ -87,16 +87,16 @@ std::expected<double, std::string> parse_money(std::string_view text) {
   if (s.ends_with("USD") || s.ends_with("usd")) s = trim(s.substr(0, s.size() - 3));
   auto parsed = number_and_suffix(s);
   if (!parsed) {
-    return std::unexpected(fmt::format(
+    return gpuadvisor::unexpected(fmt::format(
         "{}; expected an amount in US dollars such as 20000, 20k or $20,000", parsed.error()));
   }
   return apply_si(parsed->first, parsed->second, "k or M (as in 20k, 1.5M)");
 }
 
-std::expected<double, std::string> parse_bytes(std::string_view text) {
+gpuadvisor::expected<double, std::string> parse_bytes(std::string_view text) {
   auto parsed = number_and_suffix(trim(text));
   if (!parsed) {
-    return std::unexpected(
+    return gpuadvisor::unexpected(
         fmt::format("{}; expected a size such as 24GB, 80GiB or 512MiB", parsed.error()));
   }
   const auto [value, suffix] = *parsed;
@@ -117,11 +117,11 @@ std::expected<double, std::string> parse_bytes(std::string_view text) {
   for (const auto& u : units) {
     if (iequals(suffix, u.name)) {
       const double out = value * u.mult;
-      if (!std::isfinite(out)) return std::unexpected("number out of range");
+      if (!std::isfinite(out)) return gpuadvisor::unexpected("number out of range");
       return out;
     }
   }
-  return std::unexpected(
+  return gpuadvisor::unexpected(
       fmt::format("unknown unit \"{}\"; expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB", suffix));
 }
 

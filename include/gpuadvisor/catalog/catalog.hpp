@@ -1,7 +1,7 @@
 #pragma once
 /// The catalog: every part and model preset the advisor knows, loaded from the
 /// embedded data/catalog.json and any --catalog files layered on top.
-#include <expected>
+#include "gpuadvisor/core/expected.hpp"
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,7 +53,7 @@ inline constexpr std::string_view kCategories[] = {
 /// Parses one catalog document. A base catalog must have every category; an
 /// overlay (a --catalog file) may hold any subset. Cross-references are not
 /// checked here (see resolve()).
-[[nodiscard]] std::expected<Catalog, Diagnostics> parse_catalog(std::string_view text,
+[[nodiscard]] gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text,
                                                                 const std::string& file,
                                                                 bool overlay);
 
@@ -72,6 +72,6 @@ void layer(Catalog& base, Catalog top);
 
 /// Embedded catalog plus `files` layered in order, fully checked. All problems
 /// of all files are reported together.
-[[nodiscard]] std::expected<Catalog, Diagnostics> load_catalog(std::span<const std::string> files);
+[[nodiscard]] gpuadvisor::expected<Catalog, Diagnostics> load_catalog(std::span<const std::string> files);
 
 }  // namespace gpuadvisor::catalog

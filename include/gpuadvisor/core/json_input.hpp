@@ -2,7 +2,7 @@
 /// Reading untrusted JSON: parsing with limits, and a field reader that records
 /// a located diagnostic for every missing, mistyped or out-of-range value.
 #include <cstdint>
-#include <expected>
+#include "gpuadvisor/core/expected.hpp"
 #include <optional>
 #include <span>
 #include <string>
@@ -21,11 +21,11 @@ inline constexpr std::size_t kMaxInputBytes = 64u * 1024u * 1024u;  ///< 64 MiB
 inline constexpr int kMaxJsonDepth = 64;                            ///< nesting levels
 
 /// Parses JSON text. Errors name the file and the line and column.
-[[nodiscard]] std::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
+[[nodiscard]] gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
                                                                    const std::string& file);
 
 /// Reads a whole file (regular files only, at most kMaxInputBytes).
-[[nodiscard]] std::expected<std::string, Diagnostic> read_file(const std::string& path);
+[[nodiscard]] gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path);
 
 /// Renders a JSON value briefly for messages: `"450W"`, `-3`, `an object`.
 [[nodiscard]] std::string describe(const nlohmann::json& v);

@@ -1,7 +1,7 @@
 #pragma once
 /// Parsing and formatting of human quantities: model sizes, token counts,
 /// money, byte sizes, durations.
-#include <expected>
+#include "gpuadvisor/core/expected.hpp"
 #include <string>
 #include <string_view>
 
@@ -11,13 +11,13 @@ namespace gpuadvisor {
 /// "350k". Suffixes K/M/B(=G)/T are decimal (10^3..10^12), case-insensitive.
 /// Rejects negatives, NaN/Inf, empty text and trailing garbage.
 /// The error string says what was expected (the caller adds the flag name).
-[[nodiscard]] std::expected<double, std::string> parse_count(std::string_view text);
+[[nodiscard]] gpuadvisor::expected<double, std::string> parse_count(std::string_view text);
 
 /// Money in US dollars: "20000", "20k", "1.5M", "$20,000".
-[[nodiscard]] std::expected<double, std::string> parse_money(std::string_view text);
+[[nodiscard]] gpuadvisor::expected<double, std::string> parse_money(std::string_view text);
 
 /// Bytes: "24GB" (10^9), "24GiB" (2^30), "512MiB", "2TB", plain bytes.
-[[nodiscard]] std::expected<double, std::string> parse_bytes(std::string_view text);
+[[nodiscard]] gpuadvisor::expected<double, std::string> parse_bytes(std::string_view text);
 
 /// "7.0B", "125M", "1.5T": short form of a parameter or token count.
 [[nodiscard]] std::string format_count(double n);
