@@ -18,3 +18,10 @@ if(GPUADVISOR_SANITIZE)
                       -fno-sanitize-recover=all)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+if(GPUADVISOR_BUILD_FUZZ)
+  # Coverage instrumentation for libFuzzer plus ASan/UBSan in every object.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()
