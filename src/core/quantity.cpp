@@ -152,14 +152,15 @@ std::string format_duration_hours(double hours) {
 }
 
 std::string format_usd(double usd) {
-  const auto whole = static_cast<long long>(std::llround(usd));
-  std::string digits = std::to_string(whole < 0 ? -whole : whole);
+  // Digits from fmt, not an integer conversion: any finite amount formats
+  // (a fuzzer found that 4e26 overflowed a long long).
+  std::string digits = fmt::format("{:.0f}", std::fabs(usd));
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
     out += digits[i];
   }
-  return (whole < 0 ? "-$" : "$") + out;
+  return (usd <= -0.5 ? "-$" : "$") + out;
 }
 
 }  // namespace gpuadvisor
