@@ -104,10 +104,14 @@ gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view tex
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    // e.what() repeats "[json.exception.parse_error.101] parse error at line..";
-    // keep only the explanation after the last ": ".
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1,
+    // column 5: EXPLANATION; last read: 'BYTES'". Keep the explanation only:
+    // position comes from e.byte, and the raw bytes may not be valid UTF-8.
     std::string what = e.what();
-    if (auto pos = what.rfind(": "); pos != std::string::npos) what = what.substr(pos + 2);
+    if (auto col = what.find("column "); col != std::string::npos) {
+      if (auto pos = what.find(": ", col); pos != std::string::npos) what = what.substr(pos + 2);
+    }
+    if (auto last = what.find("; last read:"); last != std::string::npos) what.resize(last);
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     auto [line, col] = line_column(text, offset);
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {

@@ -1,0 +1,100 @@
+// Hostile inputs against the built binary: every case must exit 2 with one
+// clear `gpuadvisor: error:` message and nothing on stdout that a script
+// could mistake for a result.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/run.hpp"
+
+using gpuadvisor::test::run;
+using gpuadvisor::test::RunResult;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A scratch file under the temp dir holding `content`.
+std::string scratch(const std::string& name, const std::string& content) {
+  const fs::path dir = fs::temp_directory_path() / "gpuadvisor-hostile";
+  fs::create_directories(dir);
+  const fs::path p = dir / name;
+  std::ofstream(p, std::ios::binary) << content;
+  return p.string();
+}
+
+void require_input_error(const RunResult& r, const std::string& message) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "gpuadvisor: error: " + message + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("hostile catalog files get one clear error each", "[hostile]") {
+  SECTION("missing file") {
+    require_input_error(run({"--catalog", "/nonexistent/c.json", "catalog", "list"}),
+                        "/nonexistent/c.json: cannot open: No such file or directory");
+  }
+  SECTION("a directory") {
+    const auto dir = fs::temp_directory_path().string();
+    require_input_error(run({"--catalog", dir, "catalog", "list"}),
+                        dir + ": is a directory; expected a JSON file");
+  }
+  SECTION("a device that never ends") {
+    require_input_error(run({"--catalog", "/dev/zero", "catalog", "list"}),
+                        "/dev/zero: is not a regular file; expected a JSON file");
+  }
+  SECTION("an empty file") {
+    const auto f = scratch("empty.json", "");
+    require_input_error(run({"--catalog", f, "catalog", "list"}),
+                        f + ": file is empty; expected a JSON document");
+  }
+  SECTION("a file over the size limit") {
+    const auto f = scratch("huge.json", std::string(64u * 1024u * 1024u + 1u, ' '));
+    require_input_error(run({"--catalog", f, "catalog", "list"}),
+                        f + ": file is 67108865 bytes; the limit is 67108864 bytes");
+    fs::remove(f);
+  }
+  SECTION("deeply nested JSON") {
+    const auto f = scratch("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+    require_input_error(run({"--catalog", f, "catalog", "list"}),
+                        f + ": line 1, column 65: JSON nested deeper than 64 levels");
+  }
+  SECTION("non-UTF-8 text") {
+    const auto f = scratch("latin1.json", "{\"schema_version\": 1, \"x-name\": \"caf\xe9\"}");
+    const auto r = run({"--catalog", f, "catalog", "list"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "gpuadvisor: error: " + f +
+                       ": line 1, column 38: invalid JSON: syntax error while parsing value - "
+                       "invalid string: ill-formed UTF-8 byte\n");
+  }
+  SECTION("a number beyond double range") {
+    const auto f = scratch("big.json", "{\"schema_version\": 1e400}");
+    require_input_error(run({"--catalog", f, "catalog", "list"}),
+                        f + ": invalid JSON: a number is too large (beyond about 1.8e308)");
+  }
+  SECTION("an integer that overflows") {
+    const auto f = scratch("overflow.json", "{\"schema_version\": 99999999999999999999999}");
+    require_input_error(run({"--catalog", f, "catalog", "list"}),
+                        f + ": schema_version: expected an integer, got 9.999999999999999e+22");
+  }
+  SECTION("wrong top-level type") {
+    const auto f = scratch("array.json", "[1, 2, 3]");
+    require_input_error(run({"--catalog", f, "catalog", "list"}),
+                        f + ": expected an object, got an array");
+  }
+  SECTION("NaN and Infinity are not JSON") {
+    const auto f = scratch("nan.json", "{\"schema_version\": NaN}");
+    const auto r = run({"--catalog", f, "catalog", "list"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "gpuadvisor: error: " + f +
+                       ": line 1, column 20: invalid JSON: syntax error while parsing value - "
+                       "invalid literal\n");
+  }
+}
