@@ -19,9 +19,22 @@ std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, d
 
 std::string price(const catalog::Price& p) { return format_usd(p.usd); }
 
+/// Cuts long product names so that tables fit 100 columns.
+std::string shorten(const std::string& s, std::size_t max) {
+  if (display_width(s) <= max) return s;
+  std::string out;
+  std::size_t width = 0;
+  for (char ch : s) {
+    const bool starts_char = (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    if (starts_char && ++width > max - 1) break;
+    out += ch;
+  }
+  return out + "\u2026";
+}
+
 std::string gpu_table(const Catalog& c) {
+  // Names are in `catalog show`; without them the list fits 100 columns.
   Table t({{"ID"},
-           {"NAME"},
            {"MEM GB", Align::right},
            {"16-BIT TF", Align::right},
            {"FP8 TF", Align::right},
@@ -31,7 +44,7 @@ std::string gpu_table(const Catalog& c) {
            {"COND"},
            {"PRICE", Align::right}});
   for (const auto& g : c.gpus) {
-    t.add_row({g.id, g.name, num(g.memory_gb), num(g.tensor_tflops_16bit, 1),
+    t.add_row({g.id, num(g.memory_gb), num(g.tensor_tflops_16bit, 1),
                g.tensor_tflops_fp8 > 0 ? num(g.tensor_tflops_fp8, 1) : "-", num(g.power_w),
                std::string(catalog::to_string(g.form_factor)) +
                    (g.slot_width > 0 ? fmt::format(" {}-slot", g.slot_width) : ""),
@@ -42,7 +55,6 @@ std::string gpu_table(const Catalog& c) {
 
 std::string cpu_table(const Catalog& c) {
   Table t({{"ID"},
-           {"NAME"},
            {"SOCKET"},
            {"CORES", Align::right},
            {"LANES", Align::right},
@@ -50,7 +62,7 @@ std::string cpu_table(const Catalog& c) {
            {"TDP W", Align::right},
            {"PRICE", Align::right}});
   for (const auto& p : c.cpus) {
-    t.add_row({p.id, p.name, p.socket, std::to_string(p.cores),
+    t.add_row({p.id, p.socket, std::to_string(p.cores),
                fmt::format("{} (gen {})", p.pcie_lanes, p.pcie_gen),
                fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w),
                price(p.price)});
@@ -59,13 +71,15 @@ std::string cpu_table(const Catalog& c) {
 }
 
 std::string platform_table(const Catalog& c) {
-  Table t({{"ID"}, {"NAME"}, {"KIND"}, {"SOCKET"}, {"GPUS"}, {"PSU"}, {"PRICE", Align::right}});
+  Table t({{"ID"}, {"KIND"}, {"CPU"}, {"GPUS"}, {"PSU BAYS"}, {"PRICE", Align::right}});
   for (const auto& p : c.platforms) {
     std::string gpus = fmt::format("{}x {}", p.max_gpus, fmt::join(p.gpu_form_factors, "/"));
     if (p.max_gpu_slot_width > 0) gpus += fmt::format(" <={}-slot", p.max_gpu_slot_width);
-    t.add_row({p.id, p.name, fmt::format("{} {}", catalog::to_string(p.kind), p.form_factor),
-               fmt::format("{}x {}", p.cpu_sockets, p.socket), gpus,
-               fmt::format("{}x {} <={} W", p.psu_bays, p.psu_form, num(p.max_psu_w)),
+    const std::string kind = p.form_factor == catalog::to_string(p.kind)
+                                 ? p.form_factor
+                                 : fmt::format("{} {}", catalog::to_string(p.kind), p.form_factor);
+    t.add_row({p.id, kind, fmt::format("{}x {}", p.cpu_sockets, p.socket), gpus,
+               fmt::format("{}x {} <={}W", p.psu_bays, p.psu_form, num(p.max_psu_w)),
                price(p.price)});
   }
   return t.render();
@@ -74,7 +88,8 @@ std::string platform_table(const Catalog& c) {
 std::string memory_table(const Catalog& c) {
   Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"KIT"}, {"GB", Align::right}, {"PRICE", Align::right}});
   for (const auto& m : c.memory) {
-    t.add_row({m.id, m.name, fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
+    t.add_row({m.id, shorten(m.name, 30),
+               fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
                fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)), num(m.capacity_gb),
                price(m.price)});
   }
@@ -89,15 +104,14 @@ std::string storage_table(const Catalog& c) {
            {"READ MB/s", Align::right},
            {"PRICE", Align::right}});
   for (const auto& s : c.storage) {
-    t.add_row({s.id, s.name, std::string(catalog::to_string(s.type)), num(s.capacity_tb, 2),
-               num(s.seq_read_mbs), price(s.price)});
+    t.add_row({s.id, shorten(s.name, 30), std::string(catalog::to_string(s.type)),
+               num(s.capacity_tb, 2), num(s.seq_read_mbs), price(s.price)});
   }
   return t.render();
 }
 
 std::string psu_table(const Catalog& c) {
   Table t({{"ID"},
-           {"NAME"},
            {"FORM"},
            {"W 230V", Align::right},
            {"W 115V", Align::right},
@@ -105,7 +119,7 @@ std::string psu_table(const Catalog& c) {
            {"GPU PLUGS"},
            {"PRICE", Align::right}});
   for (const auto& p : c.psus) {
-    t.add_row({p.id, p.name, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
+    t.add_row({p.id, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
                fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr), price(p.price)});
   }
   return t.render();
@@ -115,8 +129,8 @@ std::string cooling_table(const Catalog& c) {
   Table t(
       {{"ID"}, {"NAME"}, {"TYPE"}, {"FOR"}, {"REMOVES W", Align::right}, {"PRICE", Align::right}});
   for (const auto& x : c.cooling) {
-    t.add_row({x.id, x.name, std::string(catalog::to_string(x.type)), x.form, num(x.capacity_w),
-               price(x.price)});
+    t.add_row({x.id, shorten(x.name, 28), std::string(catalog::to_string(x.type)), x.form,
+               num(x.capacity_w), price(x.price)});
   }
   return t.render();
 }
@@ -131,8 +145,8 @@ std::string model_table(const Catalog& c) {
            {"SEQ", Align::right}});
   for (const auto& m : c.models) {
     const bool cnn = m.kind == catalog::ModelKind::cnn;
-    t.add_row({m.id, m.name, format_count(m.params), cnn ? "-" : std::to_string(m.layers),
-               cnn ? "-" : std::to_string(m.hidden),
+    t.add_row({m.id, shorten(m.name, 24), format_count(m.params),
+               cnn ? "-" : std::to_string(m.layers), cnn ? "-" : std::to_string(m.hidden),
                cnn ? "-" : fmt::format("{}/{}", m.heads, m.kv_heads),
                cnn ? fmt::format("{}px", m.image_size) : std::to_string(m.seq_len)});
   }
@@ -142,7 +156,8 @@ std::string model_table(const Catalog& c) {
 std::string cloud_table(const Catalog& c) {
   Table t({{"ID"}, {"GPU"}, {"PROVIDER"}, {"$/GPU-HOUR", Align::right}, {"DATE"}});
   for (const auto& x : c.cloud) {
-    t.add_row({x.id, x.gpu, x.provider, fmt::format("{:.2f}", x.usd_per_gpu_hour), x.date});
+    t.add_row(
+        {x.id, x.gpu, shorten(x.provider, 30), fmt::format("{:.2f}", x.usd_per_gpu_hour), x.date});
   }
   return t.render();
 }
