@@ -13,10 +13,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DGPUADVISOR_WERROR=ON \
   -DGPUADVISOR_SANITIZE=ON >/dev/null
 cmake --build build-test -j "$jobs"
-ctest --test-dir build-test -j "$jobs" --output-on-failure
+log=build-test/ctest.log
+ctest --test-dir build-test -j "$jobs" --output-on-failure | tee "$log"
+total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | grep -Eo '[0-9]+$')
 
 fuzz_seconds=${GPUADVISOR_FUZZ_SECONDS:-5}
+fuzzed=0
 if [[ "$fuzz_seconds" != 0 ]]; then
   scripts/fuzz.sh "$fuzz_seconds"
+  fuzzed=$(ls fuzz/fuzz_*.cpp | wc -l)
 fi
-echo "test.sh: all tests passed"
+echo "ctest and ${fuzzed} fuzz targets clean"
+echo "test.sh: $((total + fuzzed)) passed, 0 failed"
