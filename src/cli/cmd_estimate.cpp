@@ -1,6 +1,46 @@
-// Placeholder registration until the 'estimate' command lands; it registers nothing.
+// `gpuadvisor estimate [workload] [--gpu ID --gpus N]`: memory per GPU term by
+// term, fit (with the smallest change that makes it fit), time and energy.
+#include <memory>
+
 #include "cli.hpp"
+#include "gpuadvisor/report/estimate_report.hpp"
+#include "workload_flags.hpp"
 
 namespace gpuadvisor::cli {
-void register_estimate(CLI::App&, Globals&, Registry&) {}
+namespace {
+
+ExitCode run_estimate(const Globals& g, const WorkloadFlags& flags) {
+  require_format(g, "estimate", {"text", "json"});
+  const auto input = to_input(flags);
+  const auto cat = load_catalog(g);
+  auto w = workload::resolve(input, cat, workload::Origin::flags());
+  if (!w) throw InputError(std::move(w.error()));
+  const auto e = report::make_estimate(*w, cat);
+  if (g.format == "json")
+    emit(g, report::estimate_json(e).dump(2) + "\n");
+  else
+    emit(g, report::estimate_text(e));
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+void register_estimate(CLI::App& app, Globals& g, Registry& r) {
+  auto flags = std::make_shared<WorkloadFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "estimate", "Memory per GPU, fit, time and energy of a training or inference job");
+  cmd->footer(R"(
+Without --gpu, the fit is shown for every catalog GPU. Exit 0 with an
+estimate, 2 for bad input. docs/estimation.md explains every term.
+
+Examples:
+  gpuadvisor estimate --model llama-3-8b --task lora --gpu rtx-4090
+  gpuadvisor estimate --model-size 7B --task finetune --gpu a100-80gb-sxm --gpus 8 --sharding zero3
+  gpuadvisor estimate --model llama-2-70b --task inference --seq-len 4096 --batch-size 8
+  gpuadvisor estimate --model llama-3-70b --tokens 15T --gpu h100-sxm --gpus 1024
+  gpuadvisor estimate --model resnet-50 --gpu a100-80gb-sxm --batch-size 256 --format json)");
+  add_workload_flags(cmd, *flags);
+  r.add(cmd, [&g, flags] { return run_estimate(g, *flags); });
+}
+
 }  // namespace gpuadvisor::cli

@@ -73,7 +73,7 @@ struct ArchitectureInput {
 /// resolve() and get a proper range error.
 struct WorkloadInput {
   std::optional<std::string> model;        ///< preset id (catalog models)
-  std::optional<double> model_size;        ///< parameters; with a preset, overrides its count
+  std::optional<double> model_size;        ///< parameters (instead of a preset; not with one)
   std::optional<Task> task;                ///< default pretrain
   std::optional<Precision> precision;      ///< default bf16 (fp16 on GPUs without BF16)
   std::optional<Optimizer> optimizer;      ///< default adamw
@@ -227,11 +227,25 @@ struct ComputeEstimate {
 /// One step of a fix that makes a workload fit, with the memory re-estimated
 /// after this step (steps apply cumulatively).
 struct FitChange {
-  std::string kind;  ///< "grad-checkpointing", "micro-batch", "sharding", "lora", "qlora",
-                     ///< "precision", "gpus"
-  std::string
-      description;  ///< "enable gradient checkpointing", "micro-batch 8 -> 2 with 4x accumulation"
+  /// "grad-checkpointing", "micro-batch", "precision", "sharding", "gpus", "lora", "qlora"
+  std::string kind;
+  /// "enable gradient checkpointing ...", "micro-batch 8 -> 2 with 4x gradient accumulation ..."
+  std::string description;
+  /// Short form for tables: "checkpointing", "micro-batch 2", "zero3 x4", "QLoRA"
+  std::string summary;
   MemoryBreakdown memory;  ///< per GPU after this step
+};
+
+/// The settings a fit may change; FitResult::fixed holds them after the fix.
+struct FitSettings {
+  Task task = Task::pretrain;
+  Precision precision = Precision::bf16;
+  Sharding sharding = Sharding::none;
+  int gpus = 1;
+  int batch_size = 1;
+  int grad_accumulation = 1;
+  bool grad_checkpointing = false;
+  int lora_rank = 0;
 };
 
 enum class Verdict { fits, fits_with_changes, does_not_fit };
@@ -246,6 +260,7 @@ struct FitResult {
   MemoryBreakdown memory;  ///< as given
   std::vector<FitChange>
       changes;         ///< the smallest fix, in order (empty if it fits or nothing does)
+  FitSettings fixed;   ///< the settings with the changes applied (as given when none)
   std::string reason;  ///< does_not_fit: why (e.g. "needs 1.4 TiB per GPU even with QLoRA + ZeRO-3
                        ///< over 8 GPUs")
   [[nodiscard]] bool fits() const { return verdict == Verdict::fits; }
@@ -256,6 +271,14 @@ struct FitResult {
 /// micro-batch < lower precision < sharding over the GPUs / more GPUs (up to 8)
 /// < LoRA < QLoRA) is returned, each step re-estimated.
 [[nodiscard]] FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus);
+
+/// `w` with the fix of `r` applied (task, precision, sharding, GPUs, micro-batch,
+/// accumulation, checkpointing), counts updated: for re-estimating compute.
+[[nodiscard]] Workload apply_fix(const Workload& w, const FitResult& r);
+
+/// `w` with the fix of `r` applied (task, precision, sharding, GPUs, micro-batch,
+/// accumulation, checkpointing), counts updated: for re-estimating compute.
+[[nodiscard]] Workload apply_fix(const Workload& w, const FitResult& r);
 
 /// Reads one workload object of a JSON spec. Keys are the flag names with '_'
 /// for '-': model, model_size (number or "7B"), task, precision, optimizer,

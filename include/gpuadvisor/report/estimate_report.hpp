@@ -1,0 +1,40 @@
+#pragma once
+/// `estimate`: the computed estimate for one workload, and its text and JSON
+/// renderings (data/schema/estimate.schema.json describes the JSON).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/workload/workload.hpp"
+
+namespace gpuadvisor::report {
+
+inline constexpr int kEstimateSchemaVersion = 1;
+
+/// One GPU of the fit table.
+struct EstimateGpuRow {
+  catalog::Gpu gpu;
+  workload::FitResult fit;
+  workload::ComputeEstimate compute;                      ///< the workload as given
+  std::optional<workload::ComputeEstimate> with_changes;  ///< after the fix, if there is one
+};
+
+struct Estimate {
+  workload::Workload workload;
+  std::optional<catalog::Gpu> gpu;  ///< --gpu, if given
+  int gpus = 1;
+  workload::MemoryBreakdown memory;  ///< per GPU (on --gpu; else on a GPU with FP8 support)
+  std::vector<EstimateGpuRow> rows;  ///< the given GPU only, or every catalog GPU
+};
+
+/// Computes memory, fit and compute for `w`: on w.gpu if set, else on every
+/// GPU of `cat`.
+[[nodiscard]] Estimate make_estimate(const workload::Workload& w, const catalog::Catalog& cat);
+
+[[nodiscard]] std::string estimate_text(const Estimate& e);
+[[nodiscard]] nlohmann::ordered_json estimate_json(const Estimate& e);
+
+}  // namespace gpuadvisor::report

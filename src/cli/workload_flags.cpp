@@ -1,0 +1,162 @@
+#include "workload_flags.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "gpuadvisor/core/quantity.hpp"
+
+namespace gpuadvisor::cli {
+namespace {
+
+void opt(CLI::App* g, const std::string& name, std::optional<std::string>& target,
+         const std::string& help, const std::string& type) {
+  g->add_option(name, target, help)->type_name(type);
+}
+
+/// A whole number, also written with a suffix ("8k", "1M"); out-of-range
+/// values are kept so that resolve() reports them with the allowed range.
+std::optional<std::int64_t> integer(const std::optional<std::string>& text, std::string_view flag,
+                                    Diagnostics& diags) {
+  if (!text) return std::nullopt;
+  auto v = parse_count(*text);
+  if (!v) {
+    diags.push_back({std::string(flag), "", v.error()});
+    return std::nullopt;
+  }
+  if (*v != std::floor(*v)) {
+    diags.push_back({std::string(flag), "", fmt::format("expected a whole number, got {}", *text)});
+    return std::nullopt;
+  }
+  if (*v > 9e18) return static_cast<std::int64_t>(9e18);
+  return static_cast<std::int64_t>(*v);
+}
+
+std::optional<double> counted(const std::optional<std::string>& text, std::string_view flag,
+                              Diagnostics& diags) {
+  if (!text) return std::nullopt;
+  auto v = parse_count(*text);
+  if (!v) {
+    diags.push_back({std::string(flag), "", v.error()});
+    return std::nullopt;
+  }
+  return *v;
+}
+
+/// A plain decimal number ("0.45", "3"); "45%" is read as 0.45.
+std::optional<double> number(const std::optional<std::string>& text, std::string_view flag,
+                             Diagnostics& diags) {
+  if (!text) return std::nullopt;
+  std::string_view s = *text;
+  const bool percent = s.ends_with("%");
+  if (percent) s.remove_suffix(1);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v)) {
+    diags.push_back({std::string(flag), "", fmt::format("expected a number, got \"{}\"", *text)});
+    return std::nullopt;
+  }
+  return percent ? v / 100 : v;
+}
+
+template <typename E, std::size_t N>
+std::optional<E> named(const std::optional<std::string>& text, std::string_view flag,
+                       const std::string_view (&names)[N],
+                       std::optional<E> (*parse)(std::string_view), Diagnostics& diags) {
+  if (!text) return std::nullopt;
+  auto v = parse(*text);
+  if (!v) {
+    diags.push_back(
+        {std::string(flag), "",
+         fmt::format("unknown value \"{}\"; expected {}", *text, fmt::join(names, ", "))});
+  }
+  return v;
+}
+
+}  // namespace
+
+void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu) {
+  auto* g = cmd->add_option_group("Workload", "What the job is");
+  opt(g, "--model", f.model, "Model preset (see 'catalog list --category model')", "PRESET");
+  opt(g, "--model-size", f.model_size, "Parameters, instead of a preset: 125M, 6.7B, 1.5T, 7e9",
+      "N");
+  opt(g, "--task", f.task, "pretrain, finetune, lora, qlora or inference (default pretrain)",
+      "TASK");
+  opt(g, "--precision", f.precision, "bf16, fp16, fp32 or fp8 (default bf16, mixed precision)",
+      "P");
+  opt(g, "--optimizer", f.optimizer, "adamw, adamw-8bit, sgd or adafactor (default adamw)", "OPT");
+  opt(g, "--batch-size", f.batch_size, "Micro-batch per GPU (default 1; CNN 32)", "B");
+  opt(g, "--seq-len", f.seq_len,
+      "Tokens per sample; inference: context length (default: preset's; fine-tuning 2048)", "S");
+  opt(g, "--tokens", f.tokens, "Training tokens, e.g. 15T, 300B (inference: tokens generated)",
+      "T");
+  opt(g, "--epochs", f.epochs, "Epochs over --dataset-tokens, instead of --tokens", "E");
+  opt(g, "--dataset-tokens", f.dataset_tokens, "Tokens in one epoch of the dataset", "T");
+  opt(g, "--grad-checkpointing", f.grad_checkpointing,
+      "on or off: recompute activations in backward (default off; QLoRA on)", "on|off");
+  opt(g, "--sharding", f.sharding, "none, zero1, zero2, zero3 (fsdp = zero3)", "Z");
+  opt(g, "--lora-rank", f.lora_rank, "LoRA/QLoRA adapter rank (default 16)", "R");
+  opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
+  if (with_gpu) {
+    opt(g, "--gpu", f.gpu, "GPU id (default: a table over every catalog GPU)", "ID");
+    opt(g, "--gpus", f.gpus, "GPUs sharing the job (default 1)", "N");
+  }
+  auto* a = cmd->add_option_group("Architecture", "Override or give the model's shape");
+  opt(a, "--layers", f.layers, "Transformer layers", "L");
+  opt(a, "--hidden", f.hidden, "Hidden size", "H");
+  opt(a, "--heads", f.heads, "Attention heads", "A");
+  opt(a, "--kv-heads", f.kv_heads, "Key/value heads (grouped-query attention)", "K");
+  opt(a, "--ffn", f.ffn, "Feed-forward inner size", "F");
+  opt(a, "--vocab", f.vocab, "Vocabulary size", "V");
+}
+
+workload::WorkloadInput to_input(const WorkloadFlags& f) {
+  using namespace workload;
+  Diagnostics diags;
+  WorkloadInput in;
+  if (f.model) {
+    if (f.model->empty())
+      diags.push_back({"--model", "", "expected a preset id, got \"\""});
+    else
+      in.model = *f.model;
+  }
+  in.model_size = counted(f.model_size, "--model-size", diags);
+  in.task = named<Task>(f.task, "--task", kTaskNames, parse_task, diags);
+  in.precision =
+      named<Precision>(f.precision, "--precision", kPrecisionNames, parse_precision, diags);
+  in.optimizer =
+      named<Optimizer>(f.optimizer, "--optimizer", kOptimizerNames, parse_optimizer, diags);
+  in.sharding = named<Sharding>(f.sharding, "--sharding", kShardingNames, parse_sharding, diags);
+  in.batch_size = integer(f.batch_size, "--batch-size", diags);
+  in.seq_len = integer(f.seq_len, "--seq-len", diags);
+  in.lora_rank = integer(f.lora_rank, "--lora-rank", diags);
+  in.gpus = integer(f.gpus, "--gpus", diags);
+  in.tokens = counted(f.tokens, "--tokens", diags);
+  in.epochs = number(f.epochs, "--epochs", diags);
+  in.dataset_tokens = counted(f.dataset_tokens, "--dataset-tokens", diags);
+  in.mfu = number(f.mfu, "--mfu", diags);
+  if (f.grad_checkpointing) {
+    const auto& v = *f.grad_checkpointing;
+    if (v == "on" || v == "true" || v == "yes")
+      in.grad_checkpointing = true;
+    else if (v == "off" || v == "false" || v == "no")
+      in.grad_checkpointing = false;
+    else {
+      diags.push_back(
+          {"--grad-checkpointing", "", fmt::format("unknown value \"{}\"; expected on or off", v)});
+    }
+  }
+  if (f.gpu) in.gpu = *f.gpu;
+  in.arch.layers = integer(f.layers, "--layers", diags);
+  in.arch.hidden = integer(f.hidden, "--hidden", diags);
+  in.arch.heads = integer(f.heads, "--heads", diags);
+  in.arch.kv_heads = integer(f.kv_heads, "--kv-heads", diags);
+  in.arch.ffn = integer(f.ffn, "--ffn", diags);
+  in.arch.vocab = integer(f.vocab, "--vocab", diags);
+  if (!diags.empty()) throw InputError(std::move(diags));
+  return in;
+}
+
+}  // namespace gpuadvisor::cli

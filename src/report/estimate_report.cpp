@@ -1,0 +1,475 @@
+#include "gpuadvisor/report/estimate_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/constants.hpp"
+
+namespace gpuadvisor::report {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using namespace workload;
+using Align = Table::Align;
+
+/// Rounds to `digits` significant digits, so that JSON output is stable.
+double sig(double v, int digits = 4) {
+  if (v == 0 || !std::isfinite(v)) return 0;
+  const double scale =
+      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
+  return std::round(v * scale) / scale;
+}
+
+double whole(double v) { return std::round(v); }
+
+std::string pct(double v) { return fmt::format("{:.0f}%", v * 100); }
+
+std::string bytes_or_dash(double b) { return b > 0 ? format_bytes(b) : "-"; }
+
+std::string rate(double per_s, const char* unit) {
+  if (per_s >= 1e6) return fmt::format("{:.2f}M {}/s", per_s / 1e6, unit);
+  if (per_s >= 1e4) return fmt::format("{:.0f} {}/s", per_s, unit);
+  return fmt::format("{:.1f} {}/s", per_s, unit);
+}
+
+std::string flops(double f) {
+  int e = f > 0 ? static_cast<int>(std::floor(std::log10(f))) : 0;
+  return fmt::format("{:.2f}e{} FLOPs", f / std::pow(10.0, e), e);
+}
+
+std::string time_line(const ComputeEstimate& c) {
+  return fmt::format("{}, {:.0f} GPU-hours, {:.0f} kWh", format_duration_hours(c.time_hours),
+                     c.gpu_hours, c.energy_kwh);
+}
+
+std::string task_name(const Workload& w) {
+  switch (w.task) {
+    case Task::lora:
+      return fmt::format("LoRA rank {}", w.lora_rank);
+    case Task::qlora:
+      return fmt::format("QLoRA rank {}", w.lora_rank);
+    case Task::finetune:
+      return "full fine-tuning";
+    case Task::inference:
+      return "inference";
+    default:
+      return "pretraining";
+  }
+}
+
+std::string optimizer_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw_8bit:
+      return "8-bit AdamW";
+    case Optimizer::sgd:
+      return "SGD with momentum";
+    case Optimizer::adafactor:
+      return "Adafactor";
+    default:
+      return "AdamW";
+  }
+}
+
+std::string arch_line(const Workload& w) {
+  const auto& a = w.arch;
+  if (a.kind == catalog::ModelKind::cnn) {
+    return fmt::format("{}: CNN, {} parameters, {:.1f} GFLOPs per sample forward", a.origin_text,
+                       format_count(a.params), a.flops_per_sample / 1e9);
+  }
+  return fmt::format("{}: {} parameters, {} layers, hidden {}, {} heads{}, FFN {}{}, vocabulary {}",
+                     a.origin_text, format_count(a.params), a.layers, a.hidden, a.heads,
+                     a.kv_heads < a.heads ? fmt::format(" ({} KV)", a.kv_heads) : "", a.ffn,
+                     a.gated_ffn ? " SwiGLU" : "", a.vocab);
+}
+
+/// `prefix` then the words of `body`, wrapped at `width` columns; continuation
+/// lines are indented by `indent` spaces.
+std::string wrap(const std::string& prefix, const std::string& body, std::size_t width,
+                 std::size_t indent) {
+  std::string out;
+  std::string line = prefix;
+  bool at_start = true;
+  std::size_t start = 0;
+  while (start < body.size()) {
+    auto end = body.find(' ', start);
+    if (end == std::string::npos) end = body.size();
+    const std::string word = body.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    if (!at_start && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = std::string(indent, ' ') + word;
+    } else {
+      line += (at_start ? "" : " ") + word;
+    }
+    at_start = false;
+  }
+  return out + line;
+}
+
+struct Term {
+  const char* name;
+  double MemoryBreakdown::*field;
+};
+constexpr Term kTerms[] = {
+    {"weights", &MemoryBreakdown::weights},
+    {"master weights", &MemoryBreakdown::master_weights},
+    {"gradients", &MemoryBreakdown::gradients},
+    {"optimizer states", &MemoryBreakdown::optimizer},
+    {"activations", &MemoryBreakdown::activations},
+    {"logits and loss", &MemoryBreakdown::logits},
+    {"KV cache", &MemoryBreakdown::kv_cache},
+    {"overhead", &MemoryBreakdown::overhead},
+};
+
+std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_view term) {
+  const bool fp32 = w.precision == Precision::fp32;
+  const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
+  const std::string shard = w.gpus > 1 ? fmt::format(" / {} GPUs", w.gpus) : "";
+  if (term == "weights") {
+    if (w.task == Task::qlora) return "NF4 base (4.127 bit) + 16-bit embeddings + bf16 adapters";
+    if (w.task == Task::lora)
+      return fmt::format("frozen {} base + fp32 adapters", fp32 ? "fp32" : "16-bit");
+    if (w.task == Task::inference) {
+      return fmt::format("{}{}",
+                         fp32                            ? "fp32"
+                         : w.precision == Precision::fp8 ? "fp8"
+                                                         : "16-bit",
+                         w.gpus > 1 ? fmt::format(", tensor parallel / {}", w.gpus) : "");
+    }
+    return fmt::format("{}{}", fp32 ? "fp32" : "16-bit",
+                       w.sharding >= Sharding::zero3 ? shard + " (ZeRO-3)" : "");
+  }
+  if (term == "master weights") {
+    if (m.master_weights <= 0) return "";
+    return fmt::format("fp32 copy for mixed precision{}",
+                       w.sharding >= Sharding::zero1 ? shard + " (ZeRO-1)" : "");
+  }
+  if (term == "gradients") {
+    if (m.gradients <= 0) return "";
+    if (w.adapters()) return "adapters only";
+    return fmt::format("{}{}", fp32 ? "fp32" : "16-bit",
+                       w.sharding >= Sharding::zero2 ? shard + " (ZeRO-2)" : "");
+  }
+  if (term == "optimizer states") {
+    if (m.optimizer <= 0) return "";
+    std::string what;
+    switch (w.optimizer) {
+      case Optimizer::adamw:
+        what = "AdamW m + v, fp32: 8 B";
+        break;
+      case Optimizer::adamw_8bit:
+        what = "8-bit AdamW: 2 B";
+        break;
+      case Optimizer::sgd:
+        what = "SGD momentum, fp32: 4 B";
+        break;
+      case Optimizer::adafactor:
+        what = "Adafactor row/column factors";
+        break;
+    }
+    if (w.optimizer != Optimizer::adafactor) what += " per trained parameter";
+    return what + (w.sharding >= Sharding::zero1 ? shard : "");
+  }
+  if (term == "activations") {
+    if (cnn)
+      return fmt::format("{} samples x {}", w.batch_size,
+                         format_bytes(w.arch.activation_bytes_per_sample));
+    if (w.task == Task::inference) return "one layer's working set during prefill";
+    return fmt::format("{}, {}{}", w.grad_checkpointing ? "checkpointed" : "no checkpointing",
+                       w.arch.flash_attention ? "flash attention" : "scores stored",
+                       fp32 ? ", fp32" : "");
+  }
+  if (term == "logits and loss") {
+    if (m.logits <= 0) return "";
+    return w.task == Task::inference ? "last position, fp32" : "fp32 logits + gradient, 8·s·b·V";
+  }
+  if (term == "KV cache") {
+    if (m.kv_cache <= 0) return "";
+    return fmt::format("{} tokens x {} sequences, {} KV heads", w.seq_len, w.batch_size,
+                       w.arch.kv_heads);
+  }
+  if (term == "overhead") return "CUDA context 1.3 GiB + fragmentation, buffers";
+  return "";
+}
+
+std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
+  const auto& w = e.workload;
+  std::string out;
+  if (e.gpu) {
+    out += fmt::format("Memory per GPU on {} ({} usable)\n", e.gpu->id,
+                       format_bytes(available_bytes(*e.gpu)));
+  } else {
+    out += "Memory per GPU\n";
+  }
+  for (const auto& t : kTerms) {
+    const double v = m.*t.field;
+    const std::string note = term_note(w, m, t.name);
+    out += fmt::format("  {:<18}{:>11}  {}", t.name, bytes_or_dash(v), note);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  }
+  out += fmt::format("  {:<18}{:>11}\n", "total", format_bytes(m.total));
+  return out;
+}
+
+std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std::string& gpu,
+                          int gpus) {
+  std::string out;
+  const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
+  const char* unit = cnn ? "samples" : "tokens";
+  out +=
+      fmt::format("  {:<14}{} ({} per {} x {} {})\n", "work", flops(c.total_flops),
+                  flops(c.flops_per_token), cnn ? "sample" : "token", format_count(w.tokens), unit);
+  out += wrap(fmt::format("  {:<14}", "utilisation"),
+              fmt::format("{} of {:.1f} TFLOP/s peak: {}", pct(c.mfu), c.peak_tflops, c.mfu_basis),
+              96, 16) +
+         "\n";
+  out += fmt::format("  {:<14}{} ({:.1f} TFLOP/s per GPU, {}x {})\n", "throughput",
+                     rate(c.tokens_per_second, cnn ? "samples" : "tokens"),
+                     c.achieved_tflops_per_gpu, gpus, gpu);
+  out += fmt::format("  {:<14}{}\n", "time", time_line(c));
+  for (const auto& n : c.notes) out += wrap(fmt::format("  {:<14}", "note"), n, 96, 16) + "\n";
+  return out;
+}
+
+ojson memory_json(const MemoryBreakdown& m) {
+  return {{"weights", whole(m.weights)},
+          {"master_weights", whole(m.master_weights)},
+          {"gradients", whole(m.gradients)},
+          {"optimizer", whole(m.optimizer)},
+          {"activations", whole(m.activations)},
+          {"logits", whole(m.logits)},
+          {"kv_cache", whole(m.kv_cache)},
+          {"overhead", whole(m.overhead)},
+          {"total", whole(m.total)}};
+}
+
+ojson compute_json(const ComputeEstimate& c) {
+  return {{"total_flops", sig(c.total_flops)},
+          {"flops_per_token", sig(c.flops_per_token)},
+          {"dense_flops", sig(c.dense_flops)},
+          {"attention_flops", sig(c.attention_flops)},
+          {"peak_tflops", sig(c.peak_tflops)},
+          {"mfu", sig(c.mfu, 3)},
+          {"mfu_basis", c.mfu_basis},
+          {"tokens_per_second", sig(c.tokens_per_second)},
+          {"samples_per_second", sig(c.samples_per_second)},
+          {"achieved_tflops_per_gpu", sig(c.achieved_tflops_per_gpu)},
+          {"time_hours", sig(c.time_hours)},
+          {"gpu_hours", sig(c.gpu_hours)},
+          {"energy_kwh", sig(c.energy_kwh)},
+          {"power_fraction", c.power_fraction},
+          {"notes", c.notes}};
+}
+
+}  // namespace
+
+Estimate make_estimate(const Workload& w, const catalog::Catalog& cat) {
+  Estimate e;
+  e.workload = w;
+  e.gpus = w.gpus;
+  if (w.gpu) {
+    if (const auto* g = cat.gpu(*w.gpu)) e.gpu = *g;
+  }
+  catalog::Gpu generic;
+  generic.id = "generic";
+  generic.tensor_tflops_fp8 = 1;  // memory is the same on every GPU but for FP8 weight copies
+  e.memory = memory_per_gpu(w, e.gpu ? *e.gpu : generic, w.gpus);
+
+  auto add_row = [&](const catalog::Gpu& g) {
+    EstimateGpuRow row{g, fit(w, g, w.gpus), compute(w, g, w.gpus), std::nullopt};
+    if (row.fit.verdict == Verdict::fits_with_changes) {
+      const Workload fixed = apply_fix(w, row.fit);
+      row.with_changes = compute(fixed, g, fixed.gpus);
+    }
+    e.rows.push_back(std::move(row));
+  };
+  if (e.gpu) {
+    add_row(*e.gpu);
+  } else {
+    for (const auto& g : cat.gpus) add_row(g);
+  }
+  return e;
+}
+
+std::string estimate_text(const Estimate& e) {
+  const auto& w = e.workload;
+  const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
+  std::string out;
+  std::string head = fmt::format("{}: {}, {}", w.model_name, task_name(w), to_string(w.precision));
+  if (w.training()) head += ", " + optimizer_name(w.optimizer);
+  head += fmt::format(", {} GPU{}", w.gpus, w.gpus > 1 ? "s" : "");
+  if (w.sharding != Sharding::none) head += fmt::format(" ({})", to_string(w.sharding));
+  out += head + "\n";
+  out += wrap(fmt::format("  {:<12}", "model"), arch_line(w), 96, 14) + "\n";
+  if (w.training()) {
+    const double share = w.counts.total > 0 ? w.counts.trainable / w.counts.total : 0;
+    out += fmt::format(
+        "  {:<12}{} parameters{}\n", "trained", format_count(w.counts.trainable),
+        w.adapters() ? fmt::format(" ({:.2f}%): adapters on q, k, v, o and FFN", share * 100) : "");
+  }
+  if (cnn) {
+    out += fmt::format("  {:<12}micro-batch {} per GPU\n", "batch", w.batch_size);
+  } else {
+    out += fmt::format(
+        "  {:<12}micro-batch {} x {} tokens per GPU{}\n", "batch", w.batch_size, w.seq_len,
+        w.training()
+            ? fmt::format(", gradient checkpointing {}", w.grad_checkpointing ? "on" : "off")
+            : "");
+  }
+  out += "\n" + memory_section(e, e.memory);
+
+  if (e.gpu && !e.rows.empty()) {
+    const auto& row = e.rows.front();
+    const auto& f = row.fit;
+    out += "\n";
+    switch (f.verdict) {
+      case Verdict::fits:
+        out += fmt::format("Fit on {}: fits ({} of {})\n", f.gpu, format_bytes(f.per_gpu_bytes),
+                           format_bytes(f.available_bytes));
+        break;
+      case Verdict::fits_with_changes:
+        out += fmt::format("Fit on {}: fits with changes ({} needed, {} usable)\n", f.gpu,
+                           format_bytes(f.per_gpu_bytes), format_bytes(f.available_bytes));
+        for (std::size_t i = 0; i < f.changes.size(); ++i) {
+          out += wrap(fmt::format("  {}. ", i + 1),
+                      fmt::format("{} -> {} per GPU", f.changes[i].description,
+                                  format_bytes(f.changes[i].memory.total)),
+                      96, 5) +
+                 "\n";
+        }
+        break;
+      case Verdict::does_not_fit:
+        out += fmt::format("Fit on {}: does not fit\n", f.gpu);
+        out += wrap("  ", f.reason, 96, 2) + "\n";
+        break;
+    }
+    out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, f.gpu,
+                       f.verdict == Verdict::fits ? "" : " (as given)");
+    out += compute_lines(w, row.compute, f.gpu, w.gpus);
+    if (row.with_changes) {
+      out +=
+          fmt::format("  {:<14}{} at {} ({} MFU)\n", "with changes", time_line(*row.with_changes),
+                      rate(row.with_changes->tokens_per_second, cnn ? "samples" : "tokens"),
+                      pct(row.with_changes->mfu));
+    }
+  } else {
+    out += fmt::format("\nFit on every catalog GPU ({} GPU{} each; time includes the fix)\n",
+                       w.gpus, w.gpus > 1 ? "s" : "");
+    Table t({{"GPU"},
+             {"USABLE", Align::right},
+             {"NEEDS", Align::right},
+             {"VERDICT"},
+             {"FIX"},
+             {"TIME", Align::right},
+             {"GPU-H", Align::right}});
+    for (const auto& row : e.rows) {
+      const auto& f = row.fit;
+      std::string verdict = f.verdict == Verdict::fits                ? "fits"
+                            : f.verdict == Verdict::fits_with_changes ? "with changes"
+                                                                      : "does not fit";
+      std::vector<std::string> fix;
+      for (const auto& c : f.changes) fix.push_back(c.summary);
+      const ComputeEstimate* c = row.with_changes ? &*row.with_changes : &row.compute;
+      const bool runs = f.verdict != Verdict::does_not_fit;
+      t.add_row({f.gpu, format_bytes(f.available_bytes), format_bytes(f.per_gpu_bytes), verdict,
+                 fix.empty() ? "-" : fmt::format("{}", fmt::join(fix, " + ")),
+                 runs ? format_duration_hours(c->time_hours) : "-",
+                 runs ? fmt::format("{:.0f}", c->gpu_hours) : "-"});
+    }
+    out += t.render(2);
+    out += fmt::format("  Pick one with --gpu ID for the fix, the time and the utilisation.\n");
+  }
+
+  out += "\nAssumptions\n";
+  for (const auto& a : w.assumptions) out += wrap("  - ", a, 96, 4) + "\n";
+  return out;
+}
+
+ojson estimate_json(const Estimate& e) {
+  const auto& w = e.workload;
+  const auto& a = w.arch;
+  ojson j;
+  j["schema_version"] = kEstimateSchemaVersion;
+  ojson arch{{"origin", std::string(to_string(a.origin))},
+             {"description", a.origin_text},
+             {"kind", a.kind == catalog::ModelKind::cnn ? "cnn" : "transformer"},
+             {"params", a.params}};
+  if (a.kind == catalog::ModelKind::transformer) {
+    arch["layers"] = a.layers;
+    arch["hidden"] = a.hidden;
+    arch["heads"] = a.heads;
+    arch["kv_heads"] = a.kv_heads;
+    arch["ffn"] = a.ffn;
+    arch["vocab"] = a.vocab;
+    arch["gated_ffn"] = a.gated_ffn;
+    arch["flash_attention"] = a.flash_attention;
+  } else {
+    arch["flops_per_sample"] = a.flops_per_sample;
+    arch["activation_bytes_per_sample"] = a.activation_bytes_per_sample;
+  }
+  j["workload"] = {
+      {"model", w.model_id.empty() ? ojson(nullptr) : ojson(w.model_id)},
+      {"model_name", w.model_name},
+      {"task", std::string(to_string(w.task))},
+      {"precision", std::string(to_string(w.precision))},
+      {"optimizer", w.training() ? ojson(std::string(to_string(w.optimizer))) : ojson(nullptr)},
+      {"sharding", std::string(to_string(w.sharding))},
+      {"batch_size", w.batch_size},
+      {"seq_len", w.seq_len},
+      {"lora_rank", w.lora_rank},
+      {"gpus", w.gpus},
+      {"grad_checkpointing", w.grad_checkpointing},
+      {"tokens", w.tokens},
+      {"architecture", arch},
+      {"parameters",
+       {{"total", w.counts.total},
+        {"trainable", whole(w.counts.trainable)},
+        {"adapters", whole(w.counts.adapters)}}}};
+  j["memory"] = {{"gpu", e.gpu ? ojson(e.gpu->id) : ojson(nullptr)},
+                 {"gpus", w.gpus},
+                 {"per_gpu_bytes", memory_json(e.memory)}};
+  if (e.gpu && !e.rows.empty()) {
+    j["compute"] = compute_json(e.rows.front().compute);
+    j["compute"]["gpu"] = e.gpu->id;
+  } else {
+    j["compute"] = {{"gpu", nullptr},
+                    {"total_flops", e.rows.empty() ? 0.0 : sig(e.rows.front().compute.total_flops)},
+                    {"tokens_per_second", nullptr},
+                    {"time_hours", nullptr},
+                    {"gpu_hours", nullptr},
+                    {"mfu", nullptr},
+                    {"energy_kwh", nullptr}};
+  }
+  ojson fit = ojson::array();
+  for (const auto& row : e.rows) {
+    const auto& f = row.fit;
+    ojson changes = ojson::array();
+    for (const auto& c : f.changes) {
+      changes.push_back({{"kind", c.kind},
+                         {"description", c.description},
+                         {"per_gpu_bytes", whole(c.memory.total)}});
+    }
+    ojson entry{{"gpu", f.gpu},
+                {"verdict", std::string(to_string(f.verdict))},
+                {"fits", f.verdict == Verdict::fits},
+                {"gpus", f.gpus},
+                {"per_gpu_bytes", whole(f.per_gpu_bytes)},
+                {"available_bytes", whole(f.available_bytes)},
+                {"changes", changes},
+                {"reason", f.reason.empty() ? ojson(nullptr) : ojson(f.reason)},
+                {"compute", compute_json(row.compute)},
+                {"compute_with_changes",
+                 row.with_changes ? compute_json(*row.with_changes) : ojson(nullptr)}};
+    fit.push_back(std::move(entry));
+  }
+  j["fit"] = std::move(fit);
+  j["assumptions"] = w.assumptions;
+  return j;
+}
+
+}  // namespace gpuadvisor::report

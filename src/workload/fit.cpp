@@ -1,0 +1,299 @@
+// Fit: does the workload fit on a GPU, and if not, the least invasive
+// combination of changes that makes it fit, each step re-estimated.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/constants.hpp"
+#include "model.hpp"
+
+namespace gpuadvisor::workload {
+namespace {
+
+using detail::Settings;
+
+/// One candidate combination of changes. Costs rank how invasive a change is:
+/// checkpointing and micro-batch only cost speed; precision changes numerics;
+/// sharding needs GPUs; LoRA/QLoRA change what is trained.
+struct Plan {
+  bool checkpointing = false;
+  int batch = 1;
+  Precision precision = Precision::bf16;
+  Sharding sharding = Sharding::none;
+  int gpus = 1;
+  Task task = Task::pretrain;
+  double cost = 0;
+};
+
+constexpr double kCostCheckpointing = 1;
+constexpr double kCostMicroBatch = 1;
+constexpr double kCostPrecision = 2;
+constexpr double kCostShardSameGpus = 3;
+constexpr double kCostMoreGpus = 4;
+constexpr double kCostLora = 5;
+constexpr double kCostQlora = 6;
+constexpr int kMaxFitGpus = 8;  // one server; beyond that it is a cluster question
+
+std::string sharding_name(Sharding s) {
+  switch (s) {
+    case Sharding::zero1:
+      return "ZeRO-1 (optimizer states)";
+    case Sharding::zero2:
+      return "ZeRO-2 (optimizer states + gradients)";
+    case Sharding::zero3:
+      return "ZeRO-3/FSDP (all model states)";
+    default:
+      return "no sharding";
+  }
+}
+
+struct Evaluator {
+  const Workload& w;
+  bool fp8_ok;
+  std::array<ParamCounts, 5> counts{};  // by Task
+
+  Evaluator(const Workload& wl, const catalog::Gpu& g) : w(wl), fp8_ok(g.tensor_tflops_fp8 > 0) {
+    for (auto t : {Task::pretrain, Task::finetune, Task::lora, Task::qlora, Task::inference}) {
+      const int rank = w.lora_rank > 0 ? w.lora_rank : k::kDefaultLoraRank;
+      counts[static_cast<std::size_t>(t)] = detail::counts_for(w.arch, t, rank, w.optimizer);
+    }
+  }
+
+  [[nodiscard]] MemoryBreakdown memory(const Plan& p) const {
+    Settings s = detail::settings_of(w);
+    s.checkpointing = p.checkpointing;
+    s.batch = p.batch;
+    s.precision = p.precision;
+    s.sharding = p.sharding;
+    s.task = p.task;
+    if ((p.task == Task::lora || p.task == Task::qlora) && s.rank == 0)
+      s.rank = k::kDefaultLoraRank;
+    return detail::memory(w.arch, counts[static_cast<std::size_t>(p.task)], s, fp8_ok, p.gpus);
+  }
+};
+
+}  // namespace
+
+FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
+  FitResult r;
+  r.gpu = gpu.id;
+  r.gpus = std::max(1, gpus);
+  r.available_bytes = available_bytes(gpu);
+  const Evaluator ev(w, gpu);
+
+  Plan given;
+  given.checkpointing = w.grad_checkpointing;
+  given.batch = w.batch_size;
+  given.precision = w.precision;
+  given.sharding = w.sharding;
+  given.gpus = r.gpus;
+  given.task = w.task;
+  r.memory = ev.memory(given);
+  r.per_gpu_bytes = r.memory.total;
+  r.fixed = {w.task,       w.precision,         w.sharding,           r.gpus,
+             w.batch_size, w.grad_accumulation, w.grad_checkpointing, w.lora_rank};
+  if (r.per_gpu_bytes <= r.available_bytes) {
+    r.verdict = Verdict::fits;
+    return r;
+  }
+
+  const bool transformer = w.arch.kind == catalog::ModelKind::transformer;
+  // Options along each dimension, the given setting first.
+  std::vector<std::pair<bool, double>> ckpt{{given.checkpointing, 0}};
+  if (w.training() && transformer && !given.checkpointing)
+    ckpt.emplace_back(true, kCostCheckpointing);
+
+  std::vector<std::pair<int, double>> batches{{given.batch, 0}};
+  for (int b = given.batch / 2, i = 1; b >= 1 && given.batch > 1; b /= 2, ++i) {
+    batches.emplace_back(b, kCostMicroBatch + 0.01 * i);
+    if (b == 1) break;
+  }
+  if (batches.back().first != 1 && given.batch > 1) batches.emplace_back(1, kCostMicroBatch + 0.2);
+
+  std::vector<std::pair<Precision, double>> precisions{{given.precision, 0}};
+  if (given.precision == Precision::fp32) {
+    precisions.emplace_back(Precision::bf16, kCostPrecision);
+  } else if (w.task == Task::inference && ev.fp8_ok && given.precision != Precision::fp8) {
+    precisions.emplace_back(Precision::fp8, kCostPrecision);
+  }
+
+  struct Spread {
+    Sharding sharding;
+    int gpus;
+    double cost;
+  };
+  std::vector<Spread> spreads{{given.sharding, given.gpus, 0}};
+  if (w.training()) {
+    if (given.gpus > 1) {
+      for (auto s : {Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
+        if (s > given.sharding) {
+          spreads.push_back({s, given.gpus, kCostShardSameGpus + 0.1 * static_cast<int>(s)});
+        }
+      }
+    }
+    for (int g = 2; g <= kMaxFitGpus; g *= 2) {
+      if (g <= given.gpus) continue;
+      for (auto s : {Sharding::zero2, Sharding::zero3}) {
+        if (s < given.sharding) continue;
+        spreads.push_back({s, g, kCostMoreGpus + 0.1 * std::log2(g) + 0.01 * static_cast<int>(s)});
+      }
+    }
+  } else {
+    for (int g = 2; g <= kMaxFitGpus; g *= 2) {
+      if (g > given.gpus)
+        spreads.push_back({Sharding::none, g, kCostMoreGpus + 0.1 * std::log2(g)});
+    }
+  }
+
+  std::vector<std::pair<Task, double>> tasks{{given.task, 0}};
+  if (transformer && given.task == Task::finetune) {
+    tasks.emplace_back(Task::lora, kCostLora);
+    tasks.emplace_back(Task::qlora, kCostQlora);
+  } else if (transformer && given.task == Task::lora) {
+    tasks.emplace_back(Task::qlora, kCostQlora - kCostLora + 0.5);
+  }
+
+  std::optional<Plan> best;
+  double best_mem = 0;
+  Plan smallest = given;
+  double smallest_mem = r.per_gpu_bytes;
+  for (const auto& [t, tc] : tasks) {
+    for (const auto& [p, pc] : precisions) {
+      if (t == Task::qlora && (p == Precision::fp32 || p == Precision::fp8)) continue;
+      for (const auto& [c, cc] : ckpt) {
+        for (const auto& [b, bc] : batches) {
+          for (const auto& sp : spreads) {
+            Plan plan{c, b, p, sp.sharding, sp.gpus, t, tc + pc + cc + bc + sp.cost};
+            // QLoRA's recipe checkpoints; switching to it implies checkpointing.
+            if (t == Task::qlora && given.task != Task::qlora && !plan.checkpointing &&
+                w.training()) {
+              continue;
+            }
+            const double mem = ev.memory(plan).total;
+            if (mem < smallest_mem) {
+              smallest_mem = mem;
+              smallest = plan;
+            }
+            if (mem > r.available_bytes) continue;
+            if (!best || plan.cost < best->cost - 1e-9 ||
+                (std::abs(plan.cost - best->cost) <= 1e-9 && mem < best_mem)) {
+              best = plan;
+              best_mem = mem;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  auto describe_plan = [&](const Plan& p) {
+    std::vector<std::string> parts;
+    if (p.task != given.task) parts.emplace_back(p.task == Task::qlora ? "QLoRA" : "LoRA");
+    if (p.checkpointing != given.checkpointing) parts.emplace_back("checkpointing");
+    if (p.batch != given.batch) parts.push_back(fmt::format("micro-batch {}", p.batch));
+    if (p.precision != given.precision) parts.emplace_back(to_string(p.precision));
+    if (p.gpus != given.gpus || p.sharding != given.sharding) {
+      parts.push_back(w.training() ? fmt::format("{} over {} GPUs", to_string(p.sharding), p.gpus)
+                                   : fmt::format("tensor parallel over {} GPUs", p.gpus));
+    }
+    return parts.empty() ? std::string("no change") : fmt::format("{}", fmt::join(parts, " + "));
+  };
+
+  if (!best) {
+    r.verdict = Verdict::does_not_fit;
+    r.reason = fmt::format("needs {} per GPU, {} usable; the most the changes reach is {} ({})",
+                           format_bytes(r.per_gpu_bytes), format_bytes(r.available_bytes),
+                           format_bytes(smallest_mem), describe_plan(smallest));
+    return r;
+  }
+
+  // Apply the chosen changes one at a time, re-estimating after each.
+  r.verdict = Verdict::fits_with_changes;
+  r.fixed.task = best->task;
+  r.fixed.precision = best->precision;
+  r.fixed.sharding = best->sharding;
+  r.fixed.gpus = best->gpus;
+  r.fixed.batch_size = best->batch;
+  r.fixed.grad_accumulation =
+      (given.batch + best->batch - 1) / best->batch * std::max(1, w.grad_accumulation);
+  r.fixed.grad_checkpointing = best->checkpointing;
+  if ((best->task == Task::lora || best->task == Task::qlora) && r.fixed.lora_rank == 0) {
+    r.fixed.lora_rank = k::kDefaultLoraRank;
+  }
+  Plan cur = given;
+  if (best->checkpointing != cur.checkpointing) {
+    cur.checkpointing = best->checkpointing;
+    r.changes.push_back({"grad-checkpointing",
+                         "enable gradient checkpointing (recomputes the forward pass in backward)",
+                         "checkpointing", ev.memory(cur)});
+  }
+  if (best->batch != cur.batch) {
+    const int accumulation = r.fixed.grad_accumulation;
+    cur.batch = best->batch;
+    r.changes.push_back({"micro-batch",
+                         fmt::format("micro-batch {} -> {} with {}x gradient accumulation (same "
+                                     "global batch)",
+                                     given.batch, best->batch, accumulation),
+                         fmt::format("micro-batch {}", best->batch), ev.memory(cur)});
+  }
+  if (best->precision != cur.precision) {
+    cur.precision = best->precision;
+    r.changes.push_back({"precision",
+                         best->precision == Precision::fp8
+                             ? std::string("serve with FP8 weights (1 byte per parameter)")
+                             : fmt::format("{} -> {} mixed precision", to_string(given.precision),
+                                           to_string(best->precision)),
+                         std::string(to_string(best->precision)), ev.memory(cur)});
+  }
+  if (best->gpus != cur.gpus || best->sharding != cur.sharding) {
+    std::string text;
+    if (!w.training()) {
+      text = fmt::format("split over {} GPUs with tensor parallelism", best->gpus);
+    } else if (best->gpus == cur.gpus) {
+      text =
+          fmt::format("shard with {} over the {} GPUs", sharding_name(best->sharding), best->gpus);
+    } else {
+      text =
+          fmt::format("use {} GPUs and shard with {}", best->gpus, sharding_name(best->sharding));
+    }
+    cur.gpus = best->gpus;
+    cur.sharding = best->sharding;
+    r.changes.push_back({best->gpus != given.gpus ? "gpus" : "sharding", text,
+                         w.training() ? fmt::format("{} x{}", to_string(best->sharding), best->gpus)
+                                      : fmt::format("TP x{}", best->gpus),
+                         ev.memory(cur)});
+  }
+  if (best->task != cur.task) {
+    const int rank = w.lora_rank > 0 ? w.lora_rank : k::kDefaultLoraRank;
+    cur.task = best->task;
+    r.changes.push_back(
+        {best->task == Task::qlora ? "qlora" : "lora",
+         best->task == Task::qlora
+             ? fmt::format("QLoRA: 4-bit NF4 base with rank-{} adapters instead of {}", rank,
+                           given.task == Task::lora ? "a 16-bit base" : "full fine-tuning")
+             : fmt::format("LoRA: frozen base with rank-{} adapters instead of full fine-tuning",
+                           rank),
+         std::string(best->task == Task::qlora ? "QLoRA" : "LoRA"), ev.memory(cur)});
+  }
+  return r;
+}
+
+Workload apply_fix(const Workload& w, const FitResult& r) {
+  Workload out = w;
+  const auto& f = r.fixed;
+  out.task = f.task;
+  out.precision = f.precision;
+  out.sharding = f.sharding;
+  out.gpus = f.gpus;
+  out.batch_size = f.batch_size;
+  out.grad_accumulation = f.grad_accumulation;
+  out.grad_checkpointing = f.grad_checkpointing;
+  out.lora_rank = f.lora_rank;
+  update_counts(out);
+  return out;
+}
+
+}  // namespace gpuadvisor::workload

@@ -1,0 +1,76 @@
+// Workload objects in JSON specs: the flag names with '_' for '-'.
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/workload.hpp"
+
+namespace gpuadvisor::workload {
+namespace {
+
+constexpr auto kIntMin = std::numeric_limits<std::int64_t>::min();
+constexpr auto kIntMax = std::numeric_limits<std::int64_t>::max();
+constexpr double kNumMax = std::numeric_limits<double>::max();
+
+/// A count given as a number (7e9) or as text with a suffix ("7B").
+std::optional<double> count(ObjectReader& r, std::string_view key) {
+  const auto* v = r.value(key, Need::optional);
+  if (v == nullptr) return std::nullopt;
+  if (v->is_number()) return r.number(key, -kNumMax, kNumMax, Need::optional);
+  if (v->is_string()) {
+    auto parsed = parse_count(v->get<std::string>());
+    if (!parsed) {
+      r.error(key, parsed.error());
+      return std::nullopt;
+    }
+    return *parsed;
+  }
+  r.error(key, fmt::format("expected a number or a count such as \"7B\", got {}", describe(*v)));
+  return std::nullopt;
+}
+
+template <typename E>
+std::optional<E> named(ObjectReader& r, std::string_view key,
+                       std::span<const std::string_view> names,
+                       std::optional<E> (*parse)(std::string_view)) {
+  auto idx = r.choice(key, names, Need::optional);
+  if (!idx) return std::nullopt;
+  return parse(names[*idx]);
+}
+
+}  // namespace
+
+WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& path,
+                                  const std::string& file, Diagnostics& out) {
+  WorkloadInput in;
+  ObjectReader r(v, path, file, out);
+  if (!r.ok()) return in;
+  in.model = r.string("model", Need::optional);
+  in.model_size = count(r, "model_size");
+  in.task = named<Task>(r, "task", kTaskNames, parse_task);
+  in.precision = named<Precision>(r, "precision", kPrecisionNames, parse_precision);
+  in.optimizer = named<Optimizer>(r, "optimizer", kOptimizerNames, parse_optimizer);
+  in.batch_size = r.integer("batch_size", kIntMin, kIntMax, Need::optional);
+  in.seq_len = r.integer("seq_len", kIntMin, kIntMax, Need::optional);
+  in.lora_rank = r.integer("lora_rank", kIntMin, kIntMax, Need::optional);
+  in.gpus = r.integer("gpus", kIntMin, kIntMax, Need::optional);
+  in.tokens = count(r, "tokens");
+  in.epochs = r.number("epochs", -kNumMax, kNumMax, Need::optional);
+  in.dataset_tokens = count(r, "dataset_tokens");
+  in.grad_checkpointing = r.boolean("grad_checkpointing", Need::optional);
+  in.sharding = named<Sharding>(r, "sharding", kShardingNames, parse_sharding);
+  in.gpu = r.string("gpu", Need::optional);
+  in.mfu = r.number("mfu", -kNumMax, kNumMax, Need::optional);
+  in.arch.layers = r.integer("layers", kIntMin, kIntMax, Need::optional);
+  in.arch.hidden = r.integer("hidden", kIntMin, kIntMax, Need::optional);
+  in.arch.heads = r.integer("heads", kIntMin, kIntMax, Need::optional);
+  in.arch.kv_heads = r.integer("kv_heads", kIntMin, kIntMax, Need::optional);
+  in.arch.ffn = r.integer("ffn", kIntMin, kIntMax, Need::optional);
+  in.arch.vocab = r.integer("vocab", kIntMin, kIntMax, Need::optional);
+  r.finish();
+  return in;
+}
+
+}  // namespace gpuadvisor::workload

@@ -1,0 +1,222 @@
+// Per-GPU memory, term by term. docs/estimation.md derives every formula;
+// the constants and their sources are in workload/constants.hpp.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuadvisor/workload/constants.hpp"
+#include "model.hpp"
+
+namespace gpuadvisor::workload {
+namespace detail {
+namespace {
+
+double d(int v) { return static_cast<double>(v); }
+
+/// Σ (d_in + d_out) over the matrices of one transformer layer: q, k, v, o and
+/// the FFN (two matrices, three when gated).
+double layer_matrix_edges(const Architecture& a) {
+  const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn);
+  return 6 * h + 2 * kv + (a.gated_ffn ? 3 : 2) * (h + f);
+}
+
+int layer_matrix_count(const Architecture& a) { return a.gated_ffn ? 7 : 6; }
+
+}  // namespace
+
+Settings settings_of(const Workload& w) {
+  return {w.task,       w.precision, w.optimizer, w.sharding,
+          w.batch_size, w.seq_len,   w.lora_rank, w.grad_checkpointing};
+}
+
+double params_from_shape(const Architecture& a) {
+  const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn), L = d(a.layers);
+  const double attention = 2 * h * h + 2 * h * kv;
+  const double ffn = (a.gated_ffn ? 3 : 2) * h * f;
+  const double norms = 2 * h;
+  const double embedding = d(a.vocab) * h * (a.tied_embeddings ? 1 : 2);
+  return L * (attention + ffn + norms) + embedding + h;
+}
+
+ParamCounts counts_for(const Architecture& a, Task task, int rank, Optimizer optimizer) {
+  ParamCounts c;
+  c.total = a.params;
+  if (a.kind == catalog::ModelKind::cnn) {
+    c.linear = a.params;
+    c.trainable = task == Task::inference ? 0 : a.params;
+    // Adafactor factors the last two dimensions of a conv kernel; the model
+    // counts a CNN's state unfactored (4 B/param), an upper bound.
+    c.factored_state = c.trainable;
+    return c;
+  }
+  const double h = d(a.hidden), L = d(a.layers);
+  c.embedding = d(a.vocab) * h * (a.tied_embeddings ? 1 : 2);
+  c.norms = (2 * L + 1) * h;
+  c.linear = std::max(0.0, c.total - c.embedding - c.norms);
+  c.largest_matrix = h * std::max(h, d(a.ffn));
+  const double edges = layer_matrix_edges(a);
+  if (task == Task::lora || task == Task::qlora) {
+    c.adapters = L * d(rank) * edges;
+    c.trainable = c.adapters;
+    // A (r × d_in) and B (d_out × r): rows + columns of each.
+    c.factored_state = L * (edges + 2.0 * d(rank) * layer_matrix_count(a));
+  } else if (task == Task::inference) {
+    c.trainable = 0;
+  } else {
+    c.trainable = c.total;
+    c.factored_state = L * edges + (d(a.vocab) + h) * (a.tied_embeddings ? 1 : 2) + c.norms;
+  }
+  (void)optimizer;
+  return c;
+}
+
+double layer_activation_bytes(const Architecture& a, double seq, double batch, bool flash) {
+  const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn);
+  const double per_token =
+      k::kActHidden * h + k::kActKv * kv + (a.gated_ffn ? k::kActFfnGated : k::kActFfnGelu) * f;
+  double bytes = seq * batch * per_token;
+  if (!flash) bytes += k::kActScores * d(a.heads) * seq * seq * batch;
+  return bytes;
+}
+
+namespace {
+
+double optimizer_bytes(const ParamCounts& c, Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw:
+      return k::kAdamW * c.trainable;
+    case Optimizer::adamw_8bit:
+      return k::kAdamW8bit * c.trainable;
+    case Optimizer::sgd:
+      return k::kSgdMomentum * c.trainable;
+    case Optimizer::adafactor:
+      return k::kAdafactorPerStateElement * c.factored_state;
+  }
+  return 0;
+}
+
+MemoryBreakdown cnn_memory(const Architecture& a, const ParamCounts& c, const Settings& s,
+                           int gpus) {
+  MemoryBreakdown m;
+  const bool fp32 = s.precision == Precision::fp32;
+  const double n = std::max(1, gpus);
+  const double b = d(s.batch);
+  const double act_scale = fp32 ? 2.0 : 1.0;  // catalog figure is for 16-bit activations
+  if (s.task == Task::inference) {
+    m.weights = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
+    // Without autograd only a few feature maps are alive at once; the stored
+    // training activations per sample are an upper bound.
+    m.activations = b * a.activation_bytes_per_sample * act_scale;
+  } else {
+    m.weights = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
+    m.master_weights = fp32 ? 0 : c.total * k::kMaster32;
+    m.gradients = c.total * (fp32 ? k::kGrad32 : k::kGrad16);
+    m.optimizer = optimizer_bytes(c, s.optimizer);
+    m.activations = b * a.activation_bytes_per_sample * act_scale;
+    if (s.sharding >= Sharding::zero1) {
+      m.optimizer /= n;
+      m.master_weights /= n;
+    }
+    if (s.sharding >= Sharding::zero2) m.gradients /= n;
+    if (s.sharding >= Sharding::zero3) m.weights /= n;
+  }
+  return m;
+}
+
+}  // namespace
+
+MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settings& s, bool fp8_ok,
+                       int gpus) {
+  MemoryBreakdown m;
+  const double n = std::max(1, gpus);
+  const bool fp32 = s.precision == Precision::fp32;
+  const bool fp8 = s.precision == Precision::fp8 && fp8_ok;
+  double temporaries = 0;
+
+  if (a.kind == catalog::ModelKind::cnn) {
+    m = cnn_memory(a, c, s, gpus);
+  } else if (s.task == Task::inference) {
+    // Weights at the precision (fp8: 8-bit weights); several GPUs split the
+    // weights, KV cache and working set by tensor parallelism.
+    const double wbytes = fp32 ? k::kWeight32 : (fp8 ? 1.0 : k::kWeight16);
+    const double act = fp32 ? 4.0 : 2.0;
+    const double sb = d(s.seq) * d(s.batch);
+    m.weights = c.total * wbytes / n;
+    m.kv_cache = 2.0 * d(a.layers) * sb * d(a.kv_dim()) * act / n;
+    // Prefill working set of one layer: hidden, residual, QKV, FFN intermediates.
+    const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn);
+    m.activations = act * sb * (3 * h + 2 * kv + (a.gated_ffn ? 2 : 1) * f) / n;
+    if (!a.flash_attention) m.activations += 2 * act * d(a.heads) * d(s.seq) * sb / n;
+    m.logits = 4.0 * d(s.batch) * d(a.vocab);  // last position only, fp32
+  } else {
+    const double sb = d(s.seq) * d(s.batch);
+    const double act_scale = fp32 ? 2.0 : 1.0;
+    if (s.task == Task::lora || s.task == Task::qlora) {
+      const bool q = s.task == Task::qlora;
+      const double ab = q ? k::kQloraAdapterBytes : k::kLoraAdapterBytes;
+      double base = 0;
+      if (q) {
+        base = c.linear * k::kNf4BitsPerParam / 8 + (c.embedding + c.norms) * k::kWeight16;
+        temporaries += c.largest_matrix * k::kWeight16;  // one dequantised matrix at a time
+      } else {
+        base = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
+      }
+      m.weights = base + c.adapters * ab;
+      m.gradients = c.adapters * ab;
+      m.optimizer = optimizer_bytes(c, s.optimizer);
+    } else {
+      m.weights = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
+      if (fp8) m.weights += c.linear * k::kFp8WeightCache;
+      m.master_weights = fp32 ? 0 : c.total * k::kMaster32;
+      m.gradients = c.total * (fp32 ? k::kGrad32 : k::kGrad16);
+      m.optimizer = optimizer_bytes(c, s.optimizer);
+    }
+    if (s.sharding >= Sharding::zero1) {
+      m.optimizer /= n;
+      m.master_weights /= n;
+    }
+    if (s.sharding >= Sharding::zero2) m.gradients /= n;
+    if (s.sharding >= Sharding::zero3 && n > 1) {
+      m.weights /= n;
+      // Each layer's weights are gathered before use, the next one prefetched.
+      const double layer = (c.linear / std::max(1, a.layers)) * k::kWeight16;
+      temporaries += 2 * layer;
+    } else if (n > 1 && s.task != Task::lora && s.task != Task::qlora) {
+      temporaries += k::kDdpBucketBytes;
+    }
+
+    const double layer = layer_activation_bytes(a, d(s.seq), d(s.batch), a.flash_attention);
+    if (s.checkpointing) {
+      m.activations = (k::kActCheckpoint * sb * d(a.hidden) * d(a.layers) + layer) * act_scale;
+    } else {
+      m.activations = layer * d(a.layers) * act_scale;
+    }
+    if (s.task == Task::lora || s.task == Task::qlora) {
+      // x·A of every adapted matrix (r values per token, 16-bit).
+      m.activations +=
+          2.0 * sb * d(s.rank) * (a.gated_ffn ? 7 : 6) * (s.checkpointing ? 1.0 : d(a.layers));
+    }
+    m.logits = k::kLogitsTraining * sb * d(a.vocab);
+  }
+
+  const double tensors = m.weights + m.master_weights + m.gradients + m.optimizer + m.activations +
+                         m.logits + m.kv_cache + temporaries;
+  m.overhead = k::kCudaContextBytes + k::kFragmentation * tensors + temporaries;
+  m.total = tensors - temporaries + m.overhead;
+  return m;
+}
+
+}  // namespace detail
+
+void update_counts(Workload& w) {
+  w.counts = detail::counts_for(w.arch, w.task, w.lora_rank, w.optimizer);
+}
+
+MemoryBreakdown memory_per_gpu(const Workload& w, const catalog::Gpu& gpu, int gpus) {
+  return detail::memory(w.arch, w.counts, detail::settings_of(w), gpu.tensor_tflops_fp8 > 0, gpus);
+}
+
+double available_bytes(const catalog::Gpu& gpu) {
+  return gpu.memory_gb * kGiB * (1.0 - k::kDriverReserve);
+}
+
+}  // namespace gpuadvisor::workload

@@ -1,0 +1,527 @@
+// From what a user gave to a fully resolved workload: validation (every problem
+// located at its flag or JSON path), the architecture, and every default,
+// recorded as an assumption.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/constants.hpp"
+#include "model.hpp"
+
+namespace gpuadvisor::workload {
+
+Diagnostic Origin::at(std::string_view field, std::string message) const {
+  if (from_flags) {
+    std::string flag = "--" + std::string(field);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return {flag, "", std::move(message)};
+  }
+  return {file, path.empty() ? std::string(field) : fmt::format("{}.{}", path, field),
+          std::move(message)};
+}
+
+namespace {
+
+constexpr int kDerivedVocab = 32000;  // Llama 2 tokenizer
+constexpr int kDerivedHeadDim = 128;
+constexpr double kDerivedAspect = 128;  // h / L, as GPT-3 6.7B-175B and Llama 2 7B/13B
+
+std::string count(double v) { return format_count(v); }
+
+/// Parameters 12·L·h² + 2·V·h with L = h/128, solved for h by bisection.
+Architecture derive_architecture(double params) {
+  auto total = [](double h) {
+    return 12.0 * (h / kDerivedAspect) * h * h + 2.0 * kDerivedVocab * h;
+  };
+  double lo = 1, hi = 1e6;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (total(mid) < params ? lo : hi) = mid;
+  }
+  Architecture a;
+  const int h = std::max(kDerivedHeadDim,
+                         static_cast<int>(std::lround(lo / kDerivedHeadDim)) * kDerivedHeadDim);
+  const double hd = h;
+  a.hidden = h;
+  a.layers = std::max(
+      1, static_cast<int>(std::lround((params - 2.0 * kDerivedVocab * hd) / (12.0 * hd * hd))));
+  a.heads = h / kDerivedHeadDim;
+  a.kv_heads = a.heads;
+  a.ffn = 4 * h;
+  a.vocab = kDerivedVocab;
+  a.gated_ffn = false;
+  a.tied_embeddings = false;
+  a.flash_attention = true;
+  a.params = params;
+  return a;
+}
+
+Architecture from_preset(const catalog::ModelPreset& p) {
+  Architecture a;
+  a.kind = p.kind;
+  a.params = p.params;
+  a.layers = p.layers;
+  a.hidden = p.hidden;
+  a.heads = p.heads;
+  a.kv_heads = p.kv_heads > 0 ? p.kv_heads : p.heads;
+  a.ffn = p.ffn;
+  a.vocab = p.vocab;
+  a.gated_ffn = p.gated_ffn;
+  a.tied_embeddings = p.tied_embeddings;
+  a.flash_attention = p.flash_attention;
+  a.flops_per_sample = p.flops_per_sample;
+  a.activation_bytes_per_sample = p.activation_bytes_per_sample;
+  a.origin = ArchOrigin::preset;
+  a.origin_text = fmt::format("preset {}", p.id);
+  return a;
+}
+
+class Resolver {
+ public:
+  Resolver(const WorkloadInput& in, const catalog::Catalog& cat, const Origin& o)
+      : in_(in), cat_(cat), o_(o) {}
+
+  std::expected<Workload, Diagnostics> run() {
+    resolve_model();
+    if (!diags_.empty()) return std::unexpected(std::move(diags_));
+    resolve_gpu();
+    resolve_task_and_precision();
+    resolve_sizes();
+    if (!diags_.empty()) return std::unexpected(std::move(diags_));
+    update_counts(w_);
+    resolve_tokens();
+    describe_framework();
+    if (!diags_.empty()) return std::unexpected(std::move(diags_));
+    return std::move(w_);
+  }
+
+ private:
+  void error(std::string_view field, std::string message) {
+    diags_.push_back(o_.at(field, std::move(message)));
+  }
+  bool full_training() const { return w_.task == Task::pretrain || w_.task == Task::finetune; }
+  void assume(std::string s) { w_.assumptions.push_back(std::move(s)); }
+  std::string flag(std::string_view field) const {
+    if (!o_.from_flags) return std::string(field);
+    std::string f = "--" + std::string(field);
+    std::replace(f.begin(), f.end(), '_', '-');
+    return f;
+  }
+
+  /// An optional integer in [lo, hi]; reports and returns nullopt when outside.
+  std::optional<int> ranged(std::string_view field, const std::optional<std::int64_t>& v,
+                            std::int64_t lo, std::int64_t hi) {
+    if (!v) return std::nullopt;
+    if (*v < lo || *v > hi) {
+      error(field, fmt::format("expected an integer from {} to {}, got {}", lo, hi, *v));
+      return std::nullopt;
+    }
+    return static_cast<int>(*v);
+  }
+
+  void resolve_model() {
+    const auto& ai = in_.arch;
+    if (in_.model && in_.model_size) {
+      error("model_size", fmt::format("give a model preset ({}) or a parameter count ({}), "
+                                      "not both",
+                                      flag("model"), flag("model_size")));
+      return;
+    }
+    if (in_.model_size && (!std::isfinite(*in_.model_size) || *in_.model_size < k::kMinParams ||
+                           *in_.model_size > k::kMaxParams)) {
+      error("model_size", fmt::format("expected a parameter count from {} to {}, got {}",
+                                      count(k::kMinParams), count(k::kMaxParams),
+                                      *in_.model_size < 1 ? fmt::format("{}", *in_.model_size)
+                                                          : count(*in_.model_size)));
+      return;
+    }
+    // Architecture override ranges.
+    auto layers = ranged("layers", ai.layers, 1, k::kMaxLayers);
+    auto hidden = ranged("hidden", ai.hidden, 1, k::kMaxHidden);
+    auto heads = ranged("heads", ai.heads, 1, k::kMaxHidden);
+    auto kv_heads = ranged("kv_heads", ai.kv_heads, 1, k::kMaxHidden);
+    auto ffn = ranged("ffn", ai.ffn, 1, 16 * k::kMaxHidden);
+    auto vocab = ranged("vocab", ai.vocab, 1, k::kMaxVocab);
+    if (!diags_.empty()) return;
+
+    if (in_.model) {
+      const auto* p = cat_.model(*in_.model);
+      if (p == nullptr) {
+        std::vector<std::string> ids;
+        for (const auto& m : cat_.models) ids.push_back(m.id);
+        std::string msg = fmt::format("unknown model preset \"{}\"", *in_.model);
+        if (auto s = suggest(*in_.model, ids))
+          msg += fmt::format("; did you mean \"{}\"?", *s);
+        else
+          msg += " (see 'gpuadvisor catalog list --category model')";
+        error("model", msg);
+        return;
+      }
+      w_.model_id = p->id;
+      w_.model_name = p->name;
+      w_.arch = from_preset(*p);
+      if (p->kind == catalog::ModelKind::cnn && ai.any()) {
+        error("layers", fmt::format("architecture overrides apply to transformers; \"{}\" is a "
+                                    "CNN preset",
+                                    p->id));
+        return;
+      }
+    } else if (in_.model_size) {
+      w_.arch = derive_architecture(*in_.model_size);
+      w_.arch.origin = ArchOrigin::derived;
+      w_.arch.origin_text = fmt::format("derived from {} parameters", count(*in_.model_size));
+      w_.model_name = fmt::format("{}-parameter transformer", count(*in_.model_size));
+    } else if (layers && hidden) {
+      w_.arch = derive_architecture(1e9);  // defaults for the fields not given
+      w_.arch.origin = ArchOrigin::flags;
+      w_.model_name = "transformer";
+    } else {
+      error("model",
+            fmt::format("no model: give a preset ({} llama-3-8b), a parameter count "
+                        "({} 7B), or at least {} and {}",
+                        flag("model"), flag("model_size"), flag("layers"), flag("hidden")));
+      return;
+    }
+
+    if (ai.any()) {
+      Architecture& a = w_.arch;
+      if (hidden) {
+        a.hidden = *hidden;
+        if (!heads) a.heads = std::max(1, *hidden / kDerivedHeadDim);
+        if (!ffn) a.ffn = 4 * *hidden;
+      }
+      if (layers) a.layers = *layers;
+      if (heads) a.heads = *heads;
+      if (kv_heads) {
+        a.kv_heads = *kv_heads;
+      } else if (!in_.model || a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
+        a.kv_heads = a.heads;
+      }
+      if (ffn) a.ffn = *ffn;
+      if (vocab) a.vocab = *vocab;
+      if (a.hidden % a.heads != 0) {
+        error(heads ? "heads" : "hidden",
+              fmt::format("hidden size {} is not a multiple of {} heads", a.hidden, a.heads));
+      }
+      if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
+        error(kv_heads ? "kv_heads" : "heads",
+              fmt::format("{} KV heads do not divide {} attention heads", a.kv_heads, a.heads));
+      }
+      if (!diags_.empty()) return;
+      if (in_.model) {
+        a.params = detail::params_from_shape(a);
+        a.origin = ArchOrigin::flags;
+        a.origin_text = fmt::format("preset {} with {} overrides (parameters recomputed: {})",
+                                    w_.model_id, o_.from_flags ? "flag" : "field", count(a.params));
+      } else if (in_.model_size) {
+        a.origin = ArchOrigin::flags;
+        a.origin_text = fmt::format("{}, rest derived from {} parameters",
+                                    o_.from_flags ? "flags" : "spec", count(a.params));
+      } else {
+        a.params = detail::params_from_shape(a);
+        a.origin_text = fmt::format("{} (parameters computed: {})",
+                                    o_.from_flags ? "flags" : "spec", count(a.params));
+        w_.model_name = fmt::format("{}-parameter transformer", count(a.params));
+        if (a.params < k::kMinParams || a.params > k::kMaxParams) {
+          error("hidden", fmt::format("the shape gives {} parameters; expected {} to {}",
+                                      count(a.params), count(k::kMinParams), count(k::kMaxParams)));
+          return;
+        }
+      }
+    }
+    if (w_.arch.origin == ArchOrigin::derived) {
+      const auto& a = w_.arch;
+      assume(
+          fmt::format("architecture derived from the parameter count: {} layers, hidden {}, "
+                      "{} heads, FFN {} (GELU), vocabulary {} (h/L = 128, head size 128)",
+                      a.layers, a.hidden, a.heads, a.ffn, a.vocab));
+    }
+  }
+
+  void resolve_task_and_precision() {
+    const bool cnn = w_.arch.kind == catalog::ModelKind::cnn;
+    if (in_.task) {
+      w_.task = *in_.task;
+    } else {
+      w_.task = Task::pretrain;
+      assume(fmt::format("task: pretrain (no {})", flag("task")));
+    }
+    if (cnn && (w_.task == Task::lora || w_.task == Task::qlora)) {
+      error("task", fmt::format("{} applies to transformers; \"{}\" is a CNN preset",
+                                w_.task == Task::lora ? "LoRA" : "QLoRA", w_.model_id));
+    }
+    if (in_.precision) {
+      w_.precision = *in_.precision;
+      if (w_.precision == Precision::bf16 && !gpu_bf16_) {
+        error("precision", fmt::format("{} has no BF16 tensor cores; use fp16 or fp32", *w_.gpu));
+      }
+    } else if (gpu_bf16_) {
+      w_.precision = Precision::bf16;
+      assume(fmt::format("precision: bf16 (no {}){}", flag("precision"),
+                         full_training() ? ", mixed with fp32 master weights" : ""));
+    } else {
+      w_.precision = Precision::fp16;
+      assume(
+          fmt::format("precision: fp16 (no {}; {} has no BF16){}", flag("precision"), *w_.gpu,
+                      full_training() ? ", mixed with fp32 master weights and loss scaling" : ""));
+    }
+    if (w_.task == Task::qlora &&
+        (w_.precision == Precision::fp32 || w_.precision == Precision::fp8)) {
+      error("precision", fmt::format("QLoRA computes in bf16 or fp16 on its 4-bit base; {} is not "
+                                     "a QLoRA setting (use bf16, or --task lora for {})",
+                                     to_string(w_.precision), to_string(w_.precision)));
+    }
+    if (w_.task == Task::inference) {
+      if (in_.optimizer) error("optimizer", "inference has no optimizer; drop it");
+      if (in_.grad_checkpointing) {
+        error("grad_checkpointing", "gradient checkpointing applies to training, not inference");
+      }
+      if (in_.sharding && *in_.sharding != Sharding::none) {
+        error("sharding",
+              "ZeRO sharding applies to training; inference on several GPUs is "
+              "modelled as tensor parallelism (just set the GPU count)");
+      }
+    } else {
+      if (in_.optimizer) {
+        w_.optimizer = *in_.optimizer;
+      } else {
+        w_.optimizer = Optimizer::adamw;
+        assume(fmt::format("optimizer: AdamW (no {})", flag("optimizer")));
+      }
+      w_.sharding = in_.sharding.value_or(Sharding::none);
+    }
+    if (cnn && in_.grad_checkpointing && *in_.grad_checkpointing) {
+      error("grad_checkpointing", "gradient checkpointing is modelled for transformers only");
+    }
+    if (in_.lora_rank && w_.task != Task::lora && w_.task != Task::qlora) {
+      error("lora_rank",
+            fmt::format("a LoRA rank needs task lora or qlora, not {}", to_string(w_.task)));
+    }
+  }
+
+  void resolve_sizes() {
+    const bool cnn = w_.arch.kind == catalog::ModelKind::cnn;
+    const auto batch = ranged("batch_size", in_.batch_size, 1, k::kMaxBatch);
+    const auto seq = ranged("seq_len", in_.seq_len, 1, k::kMaxSeqLen);
+    const auto gpus = ranged("gpus", in_.gpus, 1, k::kMaxGpus);
+    const auto rank = ranged("lora_rank", in_.lora_rank, 1, k::kMaxLoraRank);
+    if (in_.mfu && (!std::isfinite(*in_.mfu) || *in_.mfu <= 0 || *in_.mfu > 1)) {
+      error("mfu", fmt::format("expected a utilisation above 0 and at most 1 (0.4 = 40 %), got {}",
+                               *in_.mfu));
+    }
+    w_.mfu = in_.mfu;
+
+    if (batch) {
+      w_.batch_size = *batch;
+    } else {
+      w_.batch_size = cnn ? k::kDefaultCnnBatch : 1;
+      assume(fmt::format("micro-batch per GPU: {} (no {})", w_.batch_size, flag("batch_size")));
+    }
+    if (cnn) {
+      if (in_.seq_len) {
+        error("seq_len", fmt::format("a sequence length does not apply to the CNN preset \"{}\"",
+                                     w_.model_id));
+      }
+      w_.seq_len = 0;
+    } else if (seq) {
+      w_.seq_len = *seq;
+    } else if (!in_.seq_len) {
+      const auto* p = w_.model_id.empty() ? nullptr : cat_.model(w_.model_id);
+      const int preset = p != nullptr ? p->seq_len : 0;
+      if (w_.task == Task::finetune || w_.task == Task::lora || w_.task == Task::qlora) {
+        w_.seq_len =
+            preset > 0 ? std::min(preset, k::kDefaultFinetuneSeqLen) : k::kDefaultFinetuneSeqLen;
+        assume(fmt::format(
+            "sequence length: {} (typical fine-tuning length{}; no {})", w_.seq_len,
+            preset > k::kDefaultFinetuneSeqLen ? fmt::format(", below the model's {}", preset) : "",
+            flag("seq_len")));
+      } else {
+        w_.seq_len = preset > 0 ? preset : k::kDefaultSeqLen;
+        assume(fmt::format("sequence length: {} ({}; no {})", w_.seq_len,
+                           preset > 0 ? "the preset's context" : "a common default",
+                           flag("seq_len")));
+      }
+    }
+    if (gpus) {
+      w_.gpus = *gpus;
+    } else if (!in_.gpus) {
+      w_.gpus = 1;
+    }
+    if (w_.task == Task::lora || w_.task == Task::qlora) {
+      if (rank) {
+        w_.lora_rank = *rank;
+      } else if (!in_.lora_rank) {
+        w_.lora_rank = k::kDefaultLoraRank;
+        assume(
+            fmt::format("LoRA rank {} on every linear layer of the blocks (q, k, v, o and "
+                        "the FFN), as QLoRA recommends (no {})",
+                        w_.lora_rank, flag("lora_rank")));
+      }
+      if (rank && *rank > w_.arch.hidden) {
+        error("lora_rank",
+              fmt::format("rank {} exceeds the hidden size {}", *rank, w_.arch.hidden));
+      }
+    }
+    if (in_.grad_checkpointing) {
+      w_.grad_checkpointing = *in_.grad_checkpointing;
+    } else if (w_.task == Task::qlora) {
+      w_.grad_checkpointing = true;
+      assume(fmt::format("gradient checkpointing on (the QLoRA recipe's default; no {})",
+                         flag("grad_checkpointing")));
+    } else if (w_.training() && !cnn) {
+      w_.grad_checkpointing = false;
+      assume(fmt::format("gradient checkpointing off (no {})", flag("grad_checkpointing")));
+    }
+  }
+
+  void resolve_gpu() {
+    if (!in_.gpu) return;
+    const auto* g = cat_.gpu(*in_.gpu);
+    if (g == nullptr) {
+      std::vector<std::string> ids;
+      for (const auto& x : cat_.gpus) ids.push_back(x.id);
+      std::string msg = fmt::format("unknown GPU \"{}\"", *in_.gpu);
+      if (auto s = suggest(*in_.gpu, ids))
+        msg += fmt::format("; did you mean \"{}\"?", *s);
+      else
+        msg += " (see 'gpuadvisor catalog list --category gpu')";
+      error("gpu", msg);
+      return;
+    }
+    w_.gpu = g->id;
+    const auto* arch = cat_.architecture(g->architecture);
+    gpu_bf16_ = arch == nullptr || arch->bf16;
+  }
+
+  void resolve_tokens() {
+    const bool cnn = w_.arch.kind == catalog::ModelKind::cnn;
+    const char* unit = cnn ? "samples" : "tokens";
+    auto bad = [&](std::string_view field, double v, double lo, double hi) {
+      if (!std::isfinite(v) || v < lo || v > hi) {
+        error(field,
+              fmt::format("expected a number from {} to {}, got {}", count(lo), count(hi), v));
+        return true;
+      }
+      return false;
+    };
+    if (in_.tokens && (in_.epochs || in_.dataset_tokens)) {
+      error("tokens", fmt::format("give {} or {} with {}, not both", flag("tokens"), flag("epochs"),
+                                  flag("dataset_tokens")));
+      return;
+    }
+    if (in_.tokens) {
+      if (!bad("tokens", *in_.tokens, 1, k::kMaxTokens)) w_.tokens = *in_.tokens;
+      return;
+    }
+    if (in_.epochs || in_.dataset_tokens) {
+      if (!in_.epochs || !in_.dataset_tokens) {
+        error(in_.epochs ? "epochs" : "dataset_tokens",
+              fmt::format("{} and {} go together", flag("epochs"), flag("dataset_tokens")));
+        return;
+      }
+      if (*in_.epochs <= 0 || *in_.epochs > k::kMaxEpochs || !std::isfinite(*in_.epochs)) {
+        error("epochs", fmt::format("expected a number above 0 and at most {}, got {}",
+                                    k::kMaxEpochs, *in_.epochs));
+        return;
+      }
+      if (bad("dataset_tokens", *in_.dataset_tokens, 1, k::kMaxTokens)) return;
+      w_.tokens = *in_.epochs * *in_.dataset_tokens;
+      if (w_.tokens > k::kMaxTokens) {
+        error("epochs", fmt::format("{} epochs of {} {} is {} {}; the limit is {}", *in_.epochs,
+                                    count(*in_.dataset_tokens), unit, count(w_.tokens), unit,
+                                    count(k::kMaxTokens)));
+      }
+      return;
+    }
+    if (cnn) {
+      w_.tokens = w_.task == Task::inference ? k::kDefaultInferenceTokens : k::kDefaultCnnSamples;
+      assume(w_.task == Task::inference
+                 ? fmt::format("{} images to classify (no {})", count(w_.tokens), flag("tokens"))
+                 : fmt::format("{} training samples: 90 epochs of ImageNet-1k (no {})",
+                               count(w_.tokens), flag("tokens")));
+    } else if (w_.task == Task::pretrain) {
+      w_.tokens = k::kChinchillaTokensPerParam * w_.arch.params;
+      assume(fmt::format("{} training tokens: 20 per parameter, Chinchilla-optimal (no {})",
+                         count(w_.tokens), flag("tokens")));
+    } else if (w_.task == Task::inference) {
+      w_.tokens = k::kDefaultInferenceTokens;
+      assume(fmt::format("{} generated tokens (no {})", count(w_.tokens), flag("tokens")));
+    } else {
+      w_.tokens = k::kDefaultFinetuneTokens;
+      assume(fmt::format("{} fine-tuning tokens, a mid-sized instruction set (no {} or {})",
+                         count(w_.tokens), flag("tokens"), flag("epochs")));
+    }
+  }
+
+  /// The framework behaviour the memory model assumes, stated once.
+  void describe_framework() {
+    const auto& a = w_.arch;
+    const bool cnn = a.kind == catalog::ModelKind::cnn;
+    if (!cnn && w_.training()) {
+      assume(a.flash_attention
+                 ? "flash attention: attention scores are never stored"
+                 : "no flash attention (preset): 5·a·s²·b bytes of scores per layer are stored");
+    }
+    if (w_.task == Task::pretrain || w_.task == Task::finetune) {
+      switch (w_.precision) {
+        case Precision::fp32:
+          assume("fp32: weights, gradients and optimizer states in fp32; no master copy");
+          break;
+        case Precision::fp8:
+          assume(
+              "fp8 (Transformer Engine): bf16 weights and gradients, fp32 master weights, "
+              "an FP8 copy of each matrix; FP8 speeds compute more than it saves memory");
+          break;
+        default:
+          assume(
+              fmt::format("mixed precision in the ZeRO/Megatron/FSDP layout: {0} weights and "
+                          "gradients + fp32 master weights (PyTorch AMP keeps fp32 weights "
+                          "and gradients instead: about 2 B/param more at its peak)",
+                          to_string(w_.precision)));
+      }
+    } else if (w_.task == Task::lora) {
+      assume(
+          fmt::format("LoRA: frozen {} base; fp32 adapters, gradients and optimizer states "
+                      "(PEFT default); no adapter dropout",
+                      w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
+    } else if (w_.task == Task::qlora) {
+      assume(
+          "QLoRA: NF4 base with double quantisation (4.127 bits/param) for the block "
+          "matrices, 16-bit embeddings, output layer and norms; bf16 adapters with fp32 "
+          "optimizer states");
+    }
+    if (!cnn && w_.training()) {
+      assume("logits and loss: fp32 logits and their gradient, 8·s·b·V bytes");
+    }
+    if (w_.task == Task::inference && !cnn) {
+      assume(fmt::format("KV cache for the full context of {} tokens per sequence, {}", w_.seq_len,
+                         w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
+    }
+    assume(
+        "overhead: CUDA context 1.3 GiB (measured, 1,343 MiB) + 5 % allocator "
+        "fragmentation");
+    if (w_.gpus > 1 && w_.training() && w_.sharding == Sharding::none) {
+      assume(fmt::format("{} GPUs as plain data parallel: every GPU holds full model states",
+                         w_.gpus));
+    }
+  }
+
+  const WorkloadInput& in_;
+  const catalog::Catalog& cat_;
+  const Origin& o_;
+  Workload w_;
+  Diagnostics diags_;
+  bool gpu_bf16_ = true;  ///< the --gpu given (if any) supports BF16
+};
+
+}  // namespace
+
+std::expected<Workload, Diagnostics> resolve(const WorkloadInput& in, const catalog::Catalog& cat,
+                                             const Origin& origin) {
+  return Resolver(in, cat, origin).run();
+}
+
+}  // namespace gpuadvisor::workload
