@@ -1,6 +1,87 @@
-// Placeholder registration until the 'check' command lands; it registers nothing.
+// `gpuadvisor check SPEC...`: check build specs against the sizing rules (for CI).
+#include <fmt/format.h>
+
 #include "cli.hpp"
+#include "gpuadvisor/report/check_report.hpp"
+#include "gpuadvisor/rules/check.hpp"
 
 namespace gpuadvisor::cli {
-void register_check(CLI::App&, Globals&, Registry&) {}
+namespace {
+
+struct CheckOptions {
+  std::vector<std::string> specs;
+  bool strict = false;
+  std::string rules_file;
+  std::string policy;
+};
+
+rules::RuleSet load_rules(const std::string& file, const std::string& policy) {
+  auto rs = rules::load_rule_set(file, policy);
+  if (!rs) throw InputError(std::move(rs.error()));
+  return std::move(*rs);
+}
+
+ExitCode run_check(const Globals& g, const CheckOptions& o) {
+  require_format(g, "check", {"text", "json", "junit", "sarif"});
+  const auto rs = load_rules(o.rules_file, o.policy);
+  const auto cat = load_catalog(g);
+  report::CheckReport r;
+  r.strict = o.strict;
+  Diagnostics unusable;
+  for (const auto& file : o.specs) {
+    r.specs.push_back(rules::check_spec_file(file, cat, rs));
+    const auto& errs = r.specs.back().errors;
+    unusable.insert(unusable.end(), errs.begin(), errs.end());
+  }
+  if (g.format == "json") {
+    emit(g, report::check_json(r, rs).dump(2) + "\n");
+  } else if (g.format == "junit") {
+    emit(g, report::check_junit(r, rs));
+  } else if (g.format == "sarif") {
+    emit(g, report::check_sarif(r, rs).dump(2) + "\n");
+  } else {
+    report::TextStyle style;
+    style.error = [&g](std::string_view s) { return red(g, s); };
+    style.warning = [&g](std::string_view s) { return yellow(g, s); };
+    style.note = [&g](std::string_view s) { return std::string(s); };
+    style.ok = [&g](std::string_view s) { return green(g, s); };
+    style.bold = [&g](std::string_view s) { return bold(g, s); };
+    emit(g, report::check_text(r, rs, style));
+  }
+  // Unusable specs are in the report too; their problems go to stderr, exit 2.
+  if (!unusable.empty()) throw InputError(std::move(unusable));
+  return r.passed() ? ExitCode::ok : ExitCode::no;
+}
+
+}  // namespace
+
+void register_check(CLI::App& app, Globals& g, Registry& r) {
+  auto opts = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Check build specs against the sizing rules: exit 0 ok, 1 a rule fails, 2 bad input");
+  cmd->footer(R"(
+Each finding gives the rule id, severity, the measured value, the limit and a fix;
+waived findings are reported as waived. Spec format: docs/spec-format.md.
+
+Examples:
+  gpuadvisor check examples/4090-workstation.json
+  gpuadvisor check specs/*.json --strict
+  gpuadvisor check specs/*.json --format junit --output check.xml
+  gpuadvisor check specs/*.json --format sarif --output check.sarif
+  gpuadvisor check box.json --policy conservative --rules our-rules.json
+
+Exit codes: 0 no errors (with --strict: no warnings either), 1 a rule fails,
+2 a spec, rules file or flag is unusable.)");
+  cmd->add_option("specs", opts->specs, "Build spec files (JSON)")->required()->type_name("SPEC");
+  cmd->add_flag("--strict", opts->strict, "Fail on warnings too");
+  cmd->add_option("--rules", opts->rules_file,
+                  "Rules file layered over the embedded rules (see 'gpuadvisor rules')")
+      ->type_name("FILE");
+  cmd->add_option("--policy", opts->policy,
+                  "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
+      ->type_name("NAME");
+  r.add(cmd, [&g, opts] { return run_check(g, *opts); });
+}
+
 }  // namespace gpuadvisor::cli

@@ -1,0 +1,49 @@
+#pragma once
+/// Build specs: the versioned JSON documents platform teams keep in git
+/// (docs/spec-format.md, data/schema/spec.schema.json). Parsing resolves part
+/// ids against the catalog, reads inline parts with the catalog's own part
+/// readers, resolves the workloads, and reports every problem with its JSON
+/// path; a spec with any problem is unusable as a whole.
+#include <expected>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/core/diagnostic.hpp"
+#include "gpuadvisor/rules/build.hpp"
+#include "gpuadvisor/rules/rule_set.hpp"
+#include "gpuadvisor/workload/workload.hpp"
+
+namespace gpuadvisor::rules {
+
+inline constexpr int kSpecSchemaVersion = 1;
+
+/// An accepted exception to a rule: its findings are still reported, as waived.
+struct Waiver {
+  std::string rule;    ///< rule id
+  std::string reason;  ///< required, non-blank
+  std::string path;    ///< "waivers[0]", for messages
+};
+
+/// A parsed spec. `build` points into the catalog and into parts the spec
+/// gives inline (owned here, so a BuildSpec may be moved or copied freely
+/// while the catalog lives).
+struct BuildSpec {
+  std::string file;
+  std::string name;  ///< "name", or the file name when the spec has none
+  Build build;
+  std::vector<workload::Workload> workloads;
+  std::vector<Waiver> waivers;
+  std::vector<std::shared_ptr<const void>> owned;  ///< inline parts
+};
+
+/// Parses spec text. `file` names the spec in messages. Part ids are looked
+/// up in `cat`; framework ids and waived rule ids in `rs`.
+[[nodiscard]] std::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
+                                                               const std::string& file,
+                                                               const catalog::Catalog& cat,
+                                                               const RuleSet& rs);
+
+}  // namespace gpuadvisor::rules

@@ -1,0 +1,154 @@
+// `check --format text`: compiler-style findings, 100 columns.
+#include <fmt/format.h>
+
+#include "gpuadvisor/report/check_report.hpp"
+#include "gpuadvisor/report/table.hpp"
+
+namespace gpuadvisor::report {
+namespace {
+
+constexpr std::size_t kWidth = 100;
+
+std::string plural(int n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::string label(const rules::Finding& f) {
+  switch (f.severity) {
+    case rules::Severity::error:
+      return "error";
+    case rules::Severity::warning:
+      return "warning";
+    default:
+      return "note";
+  }
+}
+
+std::string styled_label(const rules::Finding& f, const TextStyle& st) {
+  const std::string l = fmt::format("{}[{}]", label(f), f.rule);
+  if (f.waived) return st.note(l);
+  switch (f.severity) {
+    case rules::Severity::error:
+      return st.error(l);
+    case rules::Severity::warning:
+      return st.warning(l);
+    default:
+      return st.note(l);
+  }
+}
+
+void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
+                  const TextStyle& st) {
+  const auto& f = s.evaluation.findings[i];
+  const auto pos = i < s.positions.size() ? s.positions[i] : rules::TextPosition{};
+  std::string head = fmt::format("{}: {}", s.file, styled_label(f, st));
+  if (f.waived) head += " (waived)";
+  out += fmt::format("{}: {}\n", head, st.bold(f.title));
+  if (pos.line > 0) {
+    out += fmt::format("  --> {}:{}:{}{}\n", s.file, pos.line, pos.column,
+                       f.path.empty() ? "" : fmt::format(" ({})", f.path));
+  } else if (!f.path.empty()) {
+    out += fmt::format("  --> {} ({})\n", s.file, f.path);
+  }
+  out += "  " + wrap_text(f.message, kWidth, 2, 2) + "\n";
+  if (!f.measured.text.empty() || !f.limit.text.empty()) {
+    out += fmt::format("  measured: {}   limit: {}\n", f.measured.text, f.limit.text);
+  }
+  if (!f.fix.empty()) out += "  fix: " + wrap_text(f.fix, kWidth, 7, 7) + "\n";
+  if (f.waived) out += "  waived: " + wrap_text(f.waiver_reason, kWidth, 10, 10) + "\n";
+}
+
+}  // namespace
+
+bool CheckReport::passed() const {
+  for (const auto& s : specs) {
+    if (s.failed(strict)) return false;
+  }
+  return true;
+}
+
+std::string wrap_text(std::string_view text, std::size_t width, std::size_t first,
+                      std::size_t indent) {
+  std::string out;
+  std::size_t col = first;
+  bool line_start = true;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    if (i == j) break;
+    const std::string word(text.substr(i, j - i));
+    const std::size_t w = display_width(word);
+    if (!line_start && col + 1 + w > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += w;
+    line_start = false;
+    i = j;
+  }
+  return out;
+}
+
+std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const TextStyle& st) {
+  std::string out;
+  int passed = 0;
+  int failed = 0;
+  int unusable = 0;
+  for (const auto& s : r.specs) {
+    if (!s.usable()) {
+      ++unusable;
+      out += fmt::format("{}: {}: the spec is unusable ({}; see the errors)\n", s.file,
+                         st.error("error"), plural(static_cast<int>(s.errors.size()), "problem"));
+      continue;
+    }
+    for (std::size_t i = 0; i < s.evaluation.findings.size(); ++i) finding_text(out, s, i, st);
+    for (const auto& w : s.unused_waivers) {
+      out += fmt::format("{}: {}: the waiver of {} ({}) matches no finding; remove it\n", s.file,
+                         st.note("note"), w.rule, w.path);
+    }
+    const auto c = s.counts();
+    int checked = 0;
+    int clean = 0;
+    for (const auto& o : s.evaluation.outcomes) {
+      if (o.status == rules::RuleStatus::not_applicable ||
+          o.status == rules::RuleStatus::disabled) {
+        continue;
+      }
+      ++checked;
+      if (o.status == rules::RuleStatus::passed) ++clean;
+    }
+    std::vector<std::string> parts;
+    if (c.errors > 0) parts.push_back(plural(c.errors, "error"));
+    if (c.warnings > 0) parts.push_back(plural(c.warnings, "warning"));
+    if (c.waived > 0) parts.push_back(fmt::format("{} waived", c.waived));
+    if (c.notes > 0) parts.push_back(plural(c.notes, "note"));
+    const bool fail = s.failed(r.strict);
+    const std::string verdict = fail ? st.error("FAILED") : st.ok("passed");
+    out += fmt::format("{}: {} \"{}\": {}{} of {} checked rules clean ({} policy{})\n", s.file,
+                       verdict, s.name,
+                       parts.empty() ? "" : fmt::format("{}; ", fmt::join(parts, ", ")), clean,
+                       checked, rs.policy, r.strict ? ", strict" : "");
+    if (fail)
+      ++failed;
+    else
+      ++passed;
+    if (&s != &r.specs.back()) out += "\n";
+  }
+  if (r.specs.size() > 1) {
+    out += fmt::format("\nchecked {}: {} passed, {} failed",
+                       plural(static_cast<int>(r.specs.size()), "spec"), passed, failed);
+    if (unusable > 0) out += fmt::format(", {} unusable", unusable);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace gpuadvisor::report

@@ -1,0 +1,185 @@
+// Power and cooling rules: PWR001-PWR005, COOL001-COOL002.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine_internal.hpp"
+
+namespace gpuadvisor::rules::detail {
+namespace {
+
+/// "1,600 W at 230 V" / "(115 V rating: site voltage not stated)".
+std::string voltage_note(const Build& b) {
+  if (b.site.voltage <= 0) return " (115 V ratings: the spec states no site voltage)";
+  if (b.site.voltage_assumed) {
+    return fmt::format(" (ratings at {} V, assumed from site.circuit_w; set site.voltage)",
+                       group_digits(b.site.voltage));
+  }
+  return "";
+}
+
+std::string psu_desc(const Build& b) {
+  std::string s = counted_name(b.psu.part->name, b.psu.count);
+  if (b.psu_redundant > 0) s += fmt::format(", {} redundant", b.psu_redundant);
+  if (b.psu_from_platform) s += ", included with the platform";
+  return s;
+}
+
+}  // namespace
+
+void pwr001(RuleContext& c) {
+  const int n = gpu_count(c.b);
+  if (n == 0) return c.not_applicable("no GPUs");
+  if (!c.b.psu) return c.not_applicable("no PSU in the build");
+  const double have = psu_capacity_w(c.b);
+  const double need = psu_needed_for_gpus_w(c.b, c.p);
+  if (have >= need) return;
+  std::string why = fmt::format("{} per GPU", watts(c.p.psu_w_per_gpu));
+  if (n >= 2 && c.p.psu_multi_gpu_min_w > n * c.p.psu_w_per_gpu) {
+    why = fmt::format("a multi-GPU build starts at {}", watts(c.p.psu_multi_gpu_min_w));
+  }
+  c.report(
+      fmt::format("PSU capacity is {} ({}) for {} GPU{}; the rule asks for {} ({}){}", watts(have),
+                  psu_desc(c.b), n, n > 1 ? "s" : "", watts(need), why, voltage_note(c.b)),
+      qty(have, "W"), qty(need, "W", 0, ">="), psu_fix(c.b, need),
+      c.b.psu_from_platform ? "parts.platform" : "parts.psu");
+}
+
+void pwr002(RuleContext& c) {
+  if (!c.b.psu) return c.not_applicable("no PSU in the build");
+  const double peak = peak_draw_w(c.b);
+  const double have = psu_capacity_w(c.b);
+  const double need = psu_needed_for_peak_w(c.b, c.p);
+  if (have >= need) return;
+  c.report(fmt::format("PSU capacity is {} ({}); peak draw {} x {} headroom ({} policy) needs "
+                       "{}{}",
+                       watts(have), psu_desc(c.b), watts(peak), group_digits(c.p.psu_margin, 2),
+                       c.rs.policy, watts(need), voltage_note(c.b)),
+           qty(have, "W"), qty(need, "W", 0, ">="), psu_fix(c.b, need),
+           c.b.psu_from_platform ? "parts.platform" : "parts.psu");
+}
+
+void pwr003(RuleContext& c) {
+  if (c.b.site.circuit_w <= 0) return c.not_applicable("no circuit stated in site.circuit_w");
+  const double wall = wall_draw_w(c.b, c.p);
+  const double cap = circuit_capacity_w(c.b.site, c.p);
+  if (wall <= cap) return;
+  const double eff = psu_efficiency(c.b, c.p);
+  const double per_circuit = c.b.site.circuit_w * c.p.circuit_continuous_fraction;
+  std::vector<std::string> options;
+  // A 230 V / 16 A circuit (calibration #14: 3,680 W) at the same continuous share.
+  const double eu = 230.0 * 16.0 * c.p.circuit_continuous_fraction;
+  if (c.b.site.voltage < 200 && wall <= eu) {
+    options.push_back(fmt::format("a 230 V / 16 A circuit ({} continuous)", watts(eu)));
+  }
+  const int circuits = static_cast<int>(std::ceil(wall / per_circuit - 1e-9));
+  const int psus = c.b.psu ? c.b.psu.count : 0;
+  if (circuits > c.b.site.circuits && circuits <= std::max(psus, 1) && circuits <= 8) {
+    options.push_back(
+        fmt::format("{} circuits like this one with the PSUs split across them", circuits));
+  } else if (circuits > c.b.site.circuits && circuits <= 8) {
+    options.push_back(fmt::format("{} PSUs on {} separate circuits", circuits, circuits));
+  }
+  options.push_back(fmt::format("power-limit the GPUs to cut {} at the wall", watts(wall - cap)));
+  const std::string circuit =
+      c.b.site.circuits > 1
+          ? fmt::format("{} circuits of {}", c.b.site.circuits, watts(c.b.site.circuit_w))
+          : fmt::format("the {} circuit", watts(c.b.site.circuit_w));
+  c.report(fmt::format("the build draws {} at the wall (peak {} at {:.0f} % PSU efficiency); {} "
+                       "carries {} continuously ({:.0f} % of its rating)",
+                       watts(wall), watts(peak_draw_w(c.b)), eff * 100, circuit, watts(cap),
+                       c.p.circuit_continuous_fraction * 100),
+           qty(wall, "W"), qty(cap, "W", 0, "<="),
+           "use " + fmt::format("{}", fmt::join(options, "; or ")), "site");
+}
+
+void pwr004(RuleContext& c) {
+  if (!c.b.psu) return c.not_applicable("no PSU in the build");
+  const std::string& have = c.b.psu.part->efficiency;
+  if (efficiency_rank(have) >= efficiency_rank(c.p.psu_min_efficiency)) return;
+  c.report(
+      fmt::format("{} is rated {}, below {}", c.b.psu.part->name, have, c.p.psu_min_efficiency),
+      text_qty(have), text_qty(c.p.psu_min_efficiency + " or better"),
+      fmt::format("use a {} or better PSU of the same capacity", c.p.psu_min_efficiency),
+      c.b.psu_from_platform ? "parts.platform" : "parts.psu");
+}
+
+void pwr005(RuleContext& c) {
+  if (!c.b.gpu) return c.not_applicable("no GPUs");
+  if (!c.b.psu) return c.not_applicable("no PSU in the build");
+  const auto& g = *c.b.gpu.part;
+  if (g.power_connector == "none" || g.power_connector.empty()) {
+    return c.not_applicable("the GPUs are powered by their baseboard");
+  }
+  if (c.b.psu.part->form == "server") {
+    return c.not_applicable("server PSUs feed the GPUs through the chassis power distribution");
+  }
+  const ConnectorPlan plan = connector_plan(c.b, c.p);
+  if (plan.enough()) return;
+  std::string need;
+  if (plan.gpu_12vhpwr > 0) {
+    need = fmt::format("{} 12VHPWR inputs: {} native cable{} and {} adapter{} of {} 8-pin each",
+                       plan.gpu_12vhpwr, plan.psu_12vhpwr, plan.psu_12vhpwr == 1 ? "" : "s",
+                       plan.adapters, plan.adapters == 1 ? "" : "s", plan.pins_per_adapter);
+  } else {
+    need = fmt::format("{} 8-pin inputs", plan.gpu_8pin);
+  }
+  std::string fix;
+  if (plan.gpu_12vhpwr > 0) {
+    const int per_psu = static_cast<int>(
+        std::ceil(static_cast<double>(plan.gpu_12vhpwr) / std::max(1, c.b.psu.count) - 1e-9));
+    fix = fmt::format(
+        "use PSUs with {} native 12VHPWR/12V-2x6 connector{} each (ATX 3.x), or "
+        "PSUs with {} or more 8-pin PCIe cables in total",
+        per_psu, per_psu == 1 ? "" : "s", plan.needed_8pin);
+  } else {
+    fix = fmt::format(
+        "use PSUs with {} or more 8-pin PCIe cables in total; never split one cable "
+        "over two inputs",
+        plan.needed_8pin);
+  }
+  c.report(fmt::format("{} need {}: {} 8-pin cables, the PSUs have {} ({} W per 8-pin, {} W per "
+                       "12VHPWR)",
+                       counted_name(g.name, c.b.gpu.count), need, plan.needed_8pin, plan.psu_8pin,
+                       group_digits(c.p.w_per_8pin), group_digits(c.p.w_per_12vhpwr)),
+           qty(plan.psu_8pin, "8-pin cables"), qty(plan.needed_8pin, "8-pin cables", 0, ">="), fix,
+           c.b.psu_from_platform ? "parts.platform" : "parts.psu");
+}
+
+void cool001(RuleContext& c) {
+  const double heat = heat_w(c.b, c.p);
+  const double cap = cooling_capacity_w(c.b);
+  const double need = heat * c.p.cooling_margin;
+  if (cap >= need) return;
+  std::string fix;
+  if (c.b.platform != nullptr && c.b.platform->kind == catalog::PlatformKind::rack) {
+    fix = fmt::format("add datacenter airflow for {} or more (rack cooling part)", watts(need));
+  } else {
+    fix = fmt::format("add {} of cooling: more case fans, or liquid cooling for the GPUs",
+                      watts(need - cap));
+  }
+  std::string parts = c.b.cooling.empty() ? "no cooling parts" : "the cooling parts";
+  if (c.b.platform != nullptr && c.b.platform->included_cooling_w > 0) {
+    parts += fmt::format(" and the chassis airflow ({})", watts(c.b.platform->included_cooling_w));
+  }
+  c.report(fmt::format("{} remove {}; the build makes {} of heat (its wall draw)", parts,
+                       watts(cap), watts(heat)),
+           qty(cap, "W"), qty(need, "W", 0, ">="), fix, "parts.cooling");
+}
+
+void cool002(RuleContext& c) {
+  const double heat = open_air_gpu_heat_w(c.b);
+  if (heat == 0) return c.not_applicable("no open-air (consumer) GPUs");
+  if (heat <= c.p.air_max_gpu_heat_w || has_forced_cooling(c.b)) return;
+  c.report(fmt::format("{} dump {} into the case; above {} of open-air GPU heat, air cooling "
+                       "lets the cards throttle",
+                       counted_name(c.b.gpu.part->name, c.b.gpu.count), watts(heat),
+                       watts(c.p.air_max_gpu_heat_w)),
+           qty(heat, "W"), qty(c.p.air_max_gpu_heat_w, "W", 0, "<="),
+           "use liquid cooling for the GPUs (e.g. a custom loop), a server chassis with "
+           "datacenter airflow, or fewer GPUs",
+           "parts.cooling");
+}
+
+}  // namespace gpuadvisor::rules::detail

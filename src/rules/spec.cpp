@@ -1,0 +1,426 @@
+// Build spec parsing: ids or inline parts, site, software, data, workloads, waivers.
+#include "gpuadvisor/rules/spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/catalog/part_readers.hpp"
+#include "gpuadvisor/core/json_input.hpp"
+
+namespace gpuadvisor::rules {
+namespace {
+
+using catalog::Catalog;
+using nlohmann::json;
+
+struct Ctx {
+  const std::string& file;
+  const Catalog& cat;
+  const RuleSet& rs;
+  Diagnostics& diags;
+  BuildSpec& spec;
+};
+
+/// How to find and read the parts of one category.
+template <typename T>
+struct Category {
+  std::string_view key;   ///< "gpu" (the spec's key under "parts")
+  std::string_view what;  ///< "GPU" (for messages)
+  const std::vector<T> Catalog::*all;
+  T (*read)(ObjectReader&, const std::string&, Diagnostics&);
+};
+
+const Category<catalog::Gpu> kGpu{"gpu", "GPU", &Catalog::gpus, catalog::read_gpu_part};
+const Category<catalog::Cpu> kCpu{"cpu", "CPU", &Catalog::cpus, catalog::read_cpu_part};
+const Category<catalog::Platform> kPlatform{"platform", "platform", &Catalog::platforms,
+                                            catalog::read_platform_part};
+const Category<catalog::MemoryKit> kMemory{"memory", "memory kit", &Catalog::memory,
+                                           catalog::read_memory_part};
+const Category<catalog::Storage> kStorage{"storage", "storage device", &Catalog::storage,
+                                          catalog::read_storage_part};
+const Category<catalog::Psu> kPsu{"psu", "PSU", &Catalog::psus, catalog::read_psu_part};
+const Category<catalog::Cooling> kCooling{"cooling", "cooling part", &Catalog::cooling,
+                                          catalog::read_cooling_part};
+
+template <typename T>
+const T* find_in(const std::vector<T>& v, std::string_view id) {
+  auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.id == id; });
+  return it == v.end() ? nullptr : &*it;
+}
+
+/// The category another part with this id is in ("" if none), for hints.
+std::string_view other_category(const Catalog& c, std::string_view id) {
+  if (find_in(c.gpus, id)) return "GPU";
+  if (find_in(c.cpus, id)) return "CPU";
+  if (find_in(c.platforms, id)) return "platform";
+  if (find_in(c.memory, id)) return "memory kit";
+  if (find_in(c.storage, id)) return "storage device";
+  if (find_in(c.psus, id)) return "PSU";
+  if (find_in(c.cooling, id)) return "cooling part";
+  return "";
+}
+
+template <typename T>
+const T* keep(BuildSpec& spec, T part) {
+  auto p = std::make_shared<const T>(std::move(part));
+  spec.owned.push_back(p);
+  return p.get();
+}
+
+/// Fills what a catalog entry needs but an inline part need not give.
+json with_inline_defaults(const json& v, std::string_view key) {
+  json out = v;
+  if (!out.is_object()) return out;
+  if (!out.contains("id")) out["id"] = fmt::format("inline-{}", key);
+  if (!out.contains("name")) out["name"] = out["id"];
+  if (!out.contains("price")) {
+    out["price"] = {{"usd", 0}, {"date", "1970-01-01"}, {"source", "inline part in a spec"}};
+  }
+  if (!out.contains("sources")) out["sources"] = json::array({"inline"});
+  return out;
+}
+
+/// Reads `{"id": ...}` or `{"spec": {...}}` plus "count" (and the extra
+/// keys `extra` the caller reads itself). `max_count` 0 = no count allowed.
+template <typename T>
+Counted<T> read_part(const json& v, const std::string& path, const Category<T>& cat, Ctx& ctx,
+                     int max_count) {
+  Counted<T> out;
+  ObjectReader r(v, path, ctx.file, ctx.diags);
+  if (!r.ok()) return out;
+  const bool has_id = r.has("id");
+  const bool has_spec = r.has("spec");
+  out.count = 1;
+  if (max_count > 0) {
+    if (auto n = r.integer("count", 1, max_count, Need::optional)) out.count = static_cast<int>(*n);
+  }
+  if (has_id && has_spec) {
+    ctx.diags.push_back({ctx.file, path,
+                         fmt::format("give either \"id\" (a catalog {}) or \"spec\" (an inline "
+                                     "part), not both",
+                                     cat.what)});
+  } else if (!has_id && !has_spec) {
+    ctx.diags.push_back({ctx.file, path,
+                         fmt::format("expected \"id\" (a catalog {}) or \"spec\" (an inline "
+                                     "part)",
+                                     cat.what)});
+  } else if (has_id) {
+    if (auto id = r.string("id")) {
+      out.part = find_in(ctx.cat.*cat.all, *id);
+      if (out.part == nullptr) {
+        std::string msg = fmt::format("unknown {} \"{}\"", cat.what, *id);
+        const auto other = other_category(ctx.cat, *id);
+        std::vector<std::string> ids;
+        for (const auto& p : ctx.cat.*cat.all) ids.push_back(p.id);
+        if (!other.empty()) {
+          msg += fmt::format(": that id is a {}, not a {}", other, cat.what);
+        } else if (auto s = suggest(*id, ids)) {
+          msg += fmt::format("; did you mean \"{}\"?", *s);
+        } else {
+          msg += fmt::format(" (see 'gpuadvisor catalog list --category {}')", cat.key);
+        }
+        r.error("id", msg);
+      }
+    }
+  } else if (const json* s = r.object("spec")) {
+    const json filled = with_inline_defaults(*s, cat.key);
+    const std::size_t before = ctx.diags.size();
+    ObjectReader pr(filled, r.child_path("spec"), ctx.file, ctx.diags);
+    T part = cat.read(pr, ctx.file, ctx.diags);
+    pr.finish();
+    if (ctx.diags.size() == before) out.part = keep(ctx.spec, std::move(part));
+  }
+  r.finish();
+  return out;
+}
+
+/// "parts.storage" and "parts.cooling" take one object or an array of them.
+template <typename T>
+std::vector<Counted<T>> read_part_list(ObjectReader& parts, const Category<T>& cat, Ctx& ctx,
+                                       int max_count) {
+  std::vector<Counted<T>> out;
+  const json* v = parts.value(cat.key, Need::optional);
+  if (v == nullptr) return out;
+  const std::string path = parts.child_path(cat.key);
+  if (v->is_array()) {
+    if (v->empty()) ctx.diags.push_back({ctx.file, path, "expected at least one entry"});
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      auto p = read_part((*v)[i], index_path(path, i), cat, ctx, max_count);
+      if (p) out.push_back(p);
+    }
+  } else {
+    auto p = read_part(*v, path, cat, ctx, max_count);
+    if (p) out.push_back(p);
+  }
+  return out;
+}
+
+void read_parts(ObjectReader& top, Ctx& ctx) {
+  const json* v = top.object("parts");
+  if (v == nullptr) return;
+  ObjectReader parts(*v, "parts", ctx.file, ctx.diags);
+  Build& b = ctx.spec.build;
+
+  if (const json* g = parts.value("gpu")) {
+    b.gpu = read_part(*g, "parts.gpu", kGpu, ctx, 64);
+    if (b.gpu) {
+      b.architecture = ctx.cat.architecture(b.gpu.part->architecture);
+      if (b.architecture == nullptr) {
+        std::vector<std::string> ids;
+        for (const auto& a : ctx.cat.architectures) ids.push_back(a.id);
+        ctx.diags.push_back({ctx.file, "parts.gpu.spec.architecture",
+                             fmt::format("unknown architecture \"{}\"; expected one of {}",
+                                         b.gpu.part->architecture, fmt::join(ids, ", "))});
+      } else if (b.architecture->vendor != b.gpu.part->vendor) {
+        ctx.diags.push_back(
+            {ctx.file, "parts.gpu.spec.vendor",
+             fmt::format("architecture \"{}\" is {}, but the GPU says {}", b.architecture->id,
+                         b.architecture->vendor, b.gpu.part->vendor)});
+      }
+    }
+  }
+  if (const json* c = parts.value("cpu")) b.cpu = read_part(*c, "parts.cpu", kCpu, ctx, 8);
+  if (const json* p = parts.value("platform")) {
+    b.platform = read_part(*p, "parts.platform", kPlatform, ctx, 0).part;
+  }
+  if (const json* m = parts.value("memory")) {
+    b.memory = read_part(*m, "parts.memory", kMemory, ctx, 64);
+  }
+  b.storage = read_part_list(parts, kStorage, ctx, 128);
+  b.cooling = read_part_list(parts, kCooling, ctx, 64);
+
+  if (const json* p = parts.value("psu", Need::optional)) {
+    // "redundant" is read here, beside "count".
+    ObjectReader pr(*p, "parts.psu", ctx.file, ctx.diags);
+    if (pr.ok()) {
+      json without = *p;
+      const json redundant = without.contains("redundant") ? without["redundant"] : json();
+      without.erase("redundant");
+      b.psu = read_part(without, "parts.psu", kPsu, ctx, 16);
+      if (!redundant.is_null()) {
+        if (!redundant.is_number_integer() || redundant.get<std::int64_t>() < 0 ||
+            redundant.get<std::int64_t>() >= b.psu.count) {
+          ctx.diags.push_back(
+              {ctx.file, "parts.psu.redundant",
+               fmt::format("expected an integer from 0 to {} (fewer than the PSU count), got {}",
+                           b.psu.count - 1, describe(redundant))});
+        } else {
+          b.psu_redundant = static_cast<int>(redundant.get<std::int64_t>());
+        }
+      }
+    }
+  } else if (b.platform != nullptr && b.platform->included_psu) {
+    b.psu.part = ctx.cat.psu(b.platform->included_psu->id);
+    b.psu.count = b.platform->included_psu->count;
+    b.psu_from_platform = true;
+    if (b.psu.part == nullptr) {
+      ctx.diags.push_back({ctx.file, "parts.platform",
+                           fmt::format("the platform's included PSU \"{}\" is not in the catalog",
+                                       b.platform->included_psu->id)});
+    }
+  } else if (b.platform != nullptr || !parts.has("platform")) {
+    parts.error("psu", "missing required field (the platform includes no PSUs)");
+  }
+  parts.finish();
+}
+
+/// Dotted numeric versions: "12.4", "6.2.4".
+bool valid_version(std::string_view v) {
+  if (v.empty() || v.size() > 16 || v.front() == '.' || v.back() == '.') return false;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (c == '.') {
+      if (v[i - 1] == '.') return false;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return true;
+}
+
+void read_site(ObjectReader& top, Ctx& ctx) {
+  const json* v = top.object("site", Need::optional);
+  if (v == nullptr) return;
+  ObjectReader r(*v, "site", ctx.file, ctx.diags);
+  Site& s = ctx.spec.build.site;
+  auto circuit = r.number("circuit_w", 100, 1e6, Need::optional);
+  auto voltage = r.number("voltage", 90, 480, Need::optional);
+  auto amps = r.number("amps", 1, 1000, Need::optional);
+  if (auto n = r.integer("circuits", 1, 64, Need::optional)) s.circuits = static_cast<int>(*n);
+  r.finish();
+  if (amps && !voltage) {
+    r.error("amps", "site.amps needs site.voltage (or give site.circuit_w)");
+    return;
+  }
+  if (voltage) s.voltage = *voltage;
+  if (voltage && amps) {
+    const double w = *voltage * *amps;
+    if (circuit && std::abs(*circuit - w) > 0.01 * w) {
+      r.error("circuit_w", fmt::format("{} W does not match voltage x amps ({} V x {} A = {} W)",
+                                       *circuit, *voltage, *amps, w));
+    }
+    s.circuit_w = w;
+  } else if (circuit) {
+    s.circuit_w = *circuit;
+    if (!voltage) {
+      // North-American 15/20 A branch circuits are at most 2,400 W; larger
+      // ratings are 200-240 V. The assumption is stated in every power finding.
+      s.voltage = *circuit <= 2400 ? 120 : 230;
+      s.voltage_assumed = true;
+    }
+  }
+}
+
+void read_software(ObjectReader& top, Ctx& ctx) {
+  const json* v = top.object("software", Need::optional);
+  if (v == nullptr) return;
+  ObjectReader r(*v, "software", ctx.file, ctx.diags);
+  Software& s = ctx.spec.build.software;
+  for (auto [key, field] : {std::pair<std::string_view, std::string*>{"cuda", &s.cuda},
+                            std::pair<std::string_view, std::string*>{"rocm", &s.rocm}}) {
+    if (auto ver = r.string(key, Need::optional)) {
+      if (valid_version(*ver))
+        *field = *ver;
+      else
+        r.error(key, fmt::format("expected a version such as \"12.4\", got \"{}\"", *ver));
+    }
+  }
+  if (auto fw = r.string("framework", Need::optional)) {
+    if (ctx.rs.framework(*fw) != nullptr) {
+      s.framework = *fw;
+    } else {
+      std::vector<std::string> ids;
+      for (const auto& f : ctx.rs.frameworks) ids.push_back(f.id);
+      std::string msg = fmt::format("unknown framework \"{}\"", *fw);
+      if (auto sug = suggest(*fw, ids))
+        msg += fmt::format("; did you mean \"{}\"?", *sug);
+      else
+        msg += fmt::format("; known: {} (add others with --rules)", fmt::join(ids, ", "));
+      r.error("framework", msg);
+    }
+  }
+  r.finish();
+}
+
+void read_data(ObjectReader& top, Ctx& ctx) {
+  const json* v = top.object("data", Need::optional);
+  if (v == nullptr) return;
+  ObjectReader r(*v, "data", ctx.file, ctx.diags);
+  if (auto gb = r.number("dataset_gb", 0, 1e9, Need::optional))
+    ctx.spec.build.data.dataset_gb = *gb;
+  if (auto n = r.integer("checkpoints", 0, 1000, Need::optional)) {
+    ctx.spec.build.data.checkpoints = static_cast<int>(*n);
+  }
+  r.finish();
+}
+
+void read_workloads(ObjectReader& top, Ctx& ctx) {
+  const json* arr = top.array("workloads", Need::optional);
+  if (arr == nullptr) return;
+  const int gpus = ctx.spec.build.gpu ? ctx.spec.build.gpu.count : 0;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const std::string path = index_path("workloads", i);
+    const std::size_t before = ctx.diags.size();
+    workload::WorkloadInput in =
+        workload::parse_workload_json((*arr)[i], path, ctx.file, ctx.diags);
+    if (ctx.diags.size() != before) continue;
+    if (in.gpu) {
+      ctx.diags.push_back(
+          {ctx.file, path + ".gpu", "a spec's workloads run on the build's GPUs; remove \"gpu\""});
+      continue;
+    }
+    if (in.gpus && gpus > 0 && *in.gpus > gpus) {
+      ctx.diags.push_back(
+          {ctx.file, path + ".gpus", fmt::format("{} GPUs, but the build has {}", *in.gpus, gpus)});
+      continue;
+    }
+    if (!in.gpus && gpus > 0) in.gpus = gpus;
+    auto w = workload::resolve(in, ctx.cat, workload::Origin::json(ctx.file, path));
+    if (!w) {
+      ctx.diags.insert(ctx.diags.end(), w.error().begin(), w.error().end());
+      continue;
+    }
+    ctx.spec.workloads.push_back(std::move(*w));
+  }
+}
+
+void read_waivers(ObjectReader& top, Ctx& ctx) {
+  const json* arr = top.array("waivers", Need::optional);
+  if (arr == nullptr) return;
+  std::vector<std::string> ids;
+  for (auto id : rule_ids()) ids.emplace_back(id);
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const std::string path = index_path("waivers", i);
+    ObjectReader r((*arr)[i], path, ctx.file, ctx.diags);
+    if (!r.ok()) continue;
+    Waiver w;
+    w.path = path;
+    if (auto rule = r.string("rule")) {
+      if (std::find(ids.begin(), ids.end(), *rule) == ids.end()) {
+        std::string msg = fmt::format("unknown rule \"{}\"", *rule);
+        if (auto s = suggest(*rule, ids))
+          msg += fmt::format("; did you mean \"{}\"?", *s);
+        else
+          msg += " (see 'gpuadvisor rules')";
+        r.error("rule", msg);
+      } else if (std::any_of(ctx.spec.waivers.begin(), ctx.spec.waivers.end(),
+                             [&](const Waiver& x) { return x.rule == *rule; })) {
+        r.error("rule", fmt::format("rule {} is already waived", *rule));
+      } else {
+        w.rule = *rule;
+      }
+    }
+    if (const json* reason = r.value("reason")) {
+      const bool blank = !reason->is_string() || reason->get<std::string>().find_first_not_of(
+                                                     " \t\r\n") == std::string::npos;
+      if (blank) {
+        r.error("reason", fmt::format("a waiver needs a reason (why the rule does not apply "
+                                      "here), got {}",
+                                      describe(*reason)));
+      } else {
+        w.reason = reason->get<std::string>();
+      }
+    }
+    r.finish();
+    if (!w.rule.empty() && !w.reason.empty()) ctx.spec.waivers.push_back(std::move(w));
+  }
+}
+
+}  // namespace
+
+std::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text, const std::string& file,
+                                                 const Catalog& cat, const RuleSet& rs) {
+  auto doc = parse_json(text, file);
+  if (!doc) return std::unexpected(Diagnostics{doc.error()});
+  Diagnostics diags;
+  BuildSpec spec;
+  spec.file = file;
+  Ctx ctx{file, cat, rs, diags, spec};
+  ObjectReader top(*doc, "", file, diags);
+  if (!top.ok()) return std::unexpected(std::move(diags));
+  if (auto v = top.integer("schema_version", 0, 1000000)) {
+    if (*v != kSpecSchemaVersion) {
+      top.error("schema_version", fmt::format("unsupported spec version {}; this gpuadvisor reads "
+                                              "version {}",
+                                              *v, kSpecSchemaVersion));
+    }
+  }
+  spec.name =
+      top.string("name", Need::optional).value_or(std::filesystem::path(file).filename().string());
+  (void)top.string("description", Need::optional);
+  read_parts(top, ctx);
+  read_site(top, ctx);
+  read_software(top, ctx);
+  read_data(top, ctx);
+  read_workloads(top, ctx);
+  read_waivers(top, ctx);
+  top.finish();
+  if (!diags.empty()) return std::unexpected(std::move(diags));
+  spec.build.name = spec.name;
+  return spec;
+}
+
+}  // namespace gpuadvisor::rules
