@@ -21,16 +21,19 @@ void opt(CLI::App* g, const std::string& name, std::optional<std::string>& targe
 std::optional<std::int64_t> integer(const std::optional<std::string>& text, std::string_view flag,
                                     Diagnostics& diags) {
   if (!text) return std::nullopt;
-  auto v = parse_count(*text);
+  const bool negative = text->starts_with("-");
+  auto v = parse_count(negative ? std::string_view(*text).substr(1) : std::string_view(*text));
   if (!v) {
     diags.push_back({std::string(flag), "", v.error()});
     return std::nullopt;
   }
+  if (negative) *v = -*v;
   if (*v != std::floor(*v)) {
     diags.push_back({std::string(flag), "", fmt::format("expected a whole number, got {}", *text)});
     return std::nullopt;
   }
   if (*v > 9e18) return static_cast<std::int64_t>(9e18);
+  if (*v < -9e18) return static_cast<std::int64_t>(-9e18);
   return static_cast<std::int64_t>(*v);
 }
 

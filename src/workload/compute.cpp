@@ -37,7 +37,42 @@ bool nvlink_domain(const catalog::Gpu& g) {
 
 }  // namespace
 
-double model_mfu(const Workload& w, const catalog::Gpu& g, int gpus, std::string* basis) {
+namespace {
+
+/// Training FLOPs per token: dense (6N, 4N + adapters for LoRA/QLoRA, +2N with
+/// recompute) and attention (12·L·h·s, +4·L·h·s with recompute).
+std::pair<double, double> training_flops_per_token(const Workload& w) {
+  const auto& a = w.arch;
+  const double N = a.params;
+  double dense = 0;
+  if (w.adapters()) {
+    dense = (k::kFlopsForward + k::kFlopsBackwardFrozen) * N +
+            (k::kFlopsForward + k::kFlopsBackward) * w.counts.adapters;
+  } else {
+    dense = (k::kFlopsForward + k::kFlopsBackward) * N;
+  }
+  const double attn_fwd = k::kAttnForward * d(a.layers) * d(a.hidden) * d(w.seq_len);
+  double attention = 3 * attn_fwd;
+  if (w.grad_checkpointing) {
+    dense += k::kFlopsForward * N;
+    attention += attn_fwd;
+  }
+  return {dense, attention};
+}
+
+/// Bytes moved by the memory-bound kernels (norms, activations, softmax,
+/// residuals, ...) per training token: kTrafficFactor × the stored activations
+/// of a token; one more forward's worth with recompute.
+double training_traffic_per_token(const Workload& w) {
+  const auto& a = w.arch;
+  const double stored = detail::layer_activation_bytes(a, d(w.seq_len), 1.0, a.flash_attention) /
+                        d(w.seq_len) * d(a.layers) * (w.precision == Precision::fp32 ? 2 : 1);
+  return k::kTrafficFactor * stored * (w.grad_checkpointing ? 4.0 / 3.0 : 1.0);
+}
+
+/// The matmul-side utilisation by GPU class, bandwidth ratio, precision and
+/// data-parallel scaling; `text` receives its explanation.
+double class_mfu(const Workload& w, const catalog::Gpu& g, int gpus, std::string* text) {
   const bool nvlink = nvlink_domain(g);
   const double base = nvlink ? k::kMfuNvlink : k::kMfuPcie;
   const double ratio =
@@ -57,14 +92,41 @@ double model_mfu(const Workload& w, const catalog::Gpu& g, int gpus, std::string
     scale_text = fmt::format(", x{:.2f} for {} GPUs over PCIe {} peer-to-peer", scale, gpus,
                              g.interconnect.peer_to_peer ? "with" : "without");
   }
-  const double mfu = base * bw * fp8 * scale;
-  if (basis != nullptr) {
-    *basis = fmt::format(
+  if (text != nullptr) {
+    *text = fmt::format(
         "{:.0f}% base ({}){}{}{}", base * 100,
         nvlink ? "NVLink/Infinity Fabric class" : "PCIe card",
         bw < 1 ? fmt::format(", x{:.2f} compute/bandwidth ({:.0f} TFLOPS per TB/s)", bw, ratio)
                : "",
         fp8 < 1 ? fmt::format(", x{:.1f} FP8", fp8) : "", scale_text);
+  }
+  return base * bw * fp8 * scale;
+}
+
+}  // namespace
+
+double model_mfu(const Workload& w, const catalog::Gpu& g, int gpus, std::string* basis) {
+  std::string text;
+  const double matmul = class_mfu(w, g, gpus, &text);
+  if (w.task == Task::inference || w.arch.kind == catalog::ModelKind::cnn) {
+    if (basis != nullptr) *basis = text;
+    return matmul;
+  }
+  // Step time = matmul time at the class utilisation + memory-bound time.
+  const auto [dense, attention] = training_flops_per_token(w);
+  const double flops = dense + attention;
+  const double peak = peak_tflops(g, w.precision, nullptr) * 1e12;
+  const double t_matmul = flops / (peak * matmul);
+  const double traffic = training_traffic_per_token(w);
+  const double t_memory =
+      g.memory_bandwidth_gbs > 0 ? traffic / (g.memory_bandwidth_gbs * 1e9) : 0.0;
+  const double mfu = flops / (peak * (t_matmul + t_memory));
+  if (basis != nullptr) {
+    *basis = fmt::format(
+        "{:.0f}% on matmuls: {}; memory-bound kernels take {:.0f}% of the time "
+        "({:.1f} MB per token at {:.0f} GB/s)",
+        matmul * 100, text, 100 * t_memory / (t_matmul + t_memory), traffic / 1e6,
+        g.memory_bandwidth_gbs);
   }
   return mfu;
 }
@@ -84,7 +146,7 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
     // memory traffic (a multiple of the stored activations).
     const double per_sample = (w.training() ? 3.0 : 1.0) * a.flops_per_sample;
     const double act = a.activation_bytes_per_sample * (w.precision == Precision::fp32 ? 2 : 1);
-    const double traffic = k::kCnnTrafficFactor * act * (w.training() ? 1.0 : 1.0 / 3.0);
+    const double traffic = k::kTrafficFactor * act * (w.training() ? 1.0 : 1.0 / 3.0);
     double per_gpu = 0;
     if (w.mfu) {
       per_gpu = peak * *w.mfu / per_sample;
@@ -143,20 +205,7 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
                             k::kDecodeBandwidthEfficiency * 100, g.memory_bandwidth_gbs)
                       : fmt::format("decode is compute-bound at batch {}", w.batch_size);
   } else {
-    const double N = a.params;
-    double dense = 0;
-    if (w.adapters()) {
-      // Forward 2N, backward 2N (input gradients only) + full cost of the adapters.
-      dense = (k::kFlopsForward + k::kFlopsBackwardFrozen) * N +
-              (k::kFlopsForward + k::kFlopsBackward) * w.counts.adapters;
-    } else {
-      dense = (k::kFlopsForward + k::kFlopsBackward) * N;
-    }
-    double attention = 3 * k::kAttnForward * d(a.layers) * d(a.hidden) * d(w.seq_len);
-    if (w.grad_checkpointing) {
-      dense += k::kFlopsForward * N;  // one more forward: 8N
-      attention += k::kAttnForward * d(a.layers) * d(a.hidden) * d(w.seq_len);
-    }
+    const auto [dense, attention] = training_flops_per_token(w);
     c.flops_per_token = dense + attention;
     c.dense_flops = dense * w.tokens;
     c.attention_flops = attention * w.tokens;

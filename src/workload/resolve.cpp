@@ -132,8 +132,7 @@ class Resolver {
     }
     if (in_.model_size && (!std::isfinite(*in_.model_size) || *in_.model_size < k::kMinParams ||
                            *in_.model_size > k::kMaxParams)) {
-      error("model_size", fmt::format("expected a parameter count from {} to {}, got {}",
-                                      count(k::kMinParams), count(k::kMaxParams),
+      error("model_size", fmt::format("expected a parameter count from 1M to 100T, got {}",
                                       *in_.model_size < 1 ? fmt::format("{}", *in_.model_size)
                                                           : count(*in_.model_size)));
       return;

@@ -92,11 +92,13 @@ inline constexpr double kScalePcieNoP2p = 0.85;
 /// Average GPU draw during training as a fraction of board power (calibration
 /// case 12: compute-heavy training at about 76 % of the rated power).
 inline constexpr double kTrainingPowerFraction = 0.76;
-/// CNN roofline: bytes moved per training sample ≈ 20 × the stored 16-bit
-/// activations (fitted: Lambda's ResNet-50 mixed-precision images/s imply
-/// 1.07–1.29 GB per image at peak bandwidth on V100, A100 and H100 PCIe,
-/// 19–23 × the catalog's 56 MB).
-inline constexpr double kCnnTrafficFactor = 20;
+/// Memory traffic of the memory-bound kernels (norms, activation functions,
+/// softmax, residual adds, BN, ...) per training sample or token ≈ 20 × the
+/// activations stored for backward. Fitted once on CNNs: Lambda's ResNet-50
+/// mixed-precision images/s imply 1.07–1.29 GB per image at peak bandwidth on
+/// V100, A100 and H100 PCIe, 19–23 × the catalog's 56 MB; used unchanged for
+/// transformers.
+inline constexpr double kTrafficFactor = 20;
 /// CNN compute efficiency when not bandwidth bound (convolutions reach about a
 /// third of peak; V100 fp32 ResNet-50 at 369 images/s is 29 % of 15.7 TFLOPS).
 inline constexpr double kCnnComputeEfficiency = 0.30;

@@ -1,0 +1,16 @@
+# `estimate --format json` validated against data/schema/estimate.schema.json.
+gpuadvisor_schema_test(estimate_lora_4090 estimate.schema.json 0
+  estimate --model llama-3-8b --task lora --gpu rtx-4090 --format json)
+gpuadvisor_schema_test(estimate_table estimate.schema.json 0
+  estimate --model llama-3-8b --task lora --format json)
+gpuadvisor_schema_test(estimate_pretrain_zero3 estimate.schema.json 0
+  estimate --model-size 7B --gpus 8 --sharding zero3 --gpu a100-80gb-sxm --format json)
+gpuadvisor_schema_test(estimate_inference_gqa estimate.schema.json 0
+  estimate --model llama-2-70b --task inference --seq-len 4096 --batch-size 8 --gpu h100-sxm
+  --format json)
+gpuadvisor_schema_test(estimate_qlora_does_not_fit estimate.schema.json 0
+  estimate --model-size 1T --task qlora --gpu rtx-4070 --format json)
+gpuadvisor_schema_test(estimate_cnn estimate.schema.json 0
+  estimate --model resnet-50 --batch-size 256 --gpu a100-80gb-sxm --format json)
+gpuadvisor_schema_test(estimate_fp32_shape estimate.schema.json 0
+  estimate --layers 12 --hidden 768 --vocab 50257 --precision fp32 --optimizer sgd --format json)
