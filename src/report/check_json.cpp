@@ -90,7 +90,8 @@ nlohmann::ordered_json check_json(const CheckReport& r, const rules::RuleSet& rs
   }
   ojson summary{
       {"specs", r.specs.size()}, {"passed", passed}, {"failed", failed}, {"unusable", unusable}};
-  for (auto& [k, v] : counts(total).items()) summary[k] = v;
+  const ojson totals = counts(total);
+  for (const auto& [k, v] : totals.items()) summary[k] = v;
   ojson j;
   j["schema_version"] = kCheckOutputSchemaVersion;
   j["command"] = "check";

@@ -59,6 +59,15 @@ void plat002(RuleContext& c) {
   }
 }
 
+namespace {
+std::string form_label(std::string_view form) {
+  if (form == "pcie") return "PCIe";
+  if (form == "sxm") return "SXM";
+  if (form == "oam") return "OAM";
+  return std::string(form);
+}
+}  // namespace
+
 void plat003(RuleContext& c) {
   if (!c.b.gpu) return c.not_applicable("no GPUs");
   if (c.b.platform == nullptr) return c.not_applicable("no platform in the build");
@@ -67,7 +76,9 @@ void plat003(RuleContext& c) {
   const std::string form(catalog::to_string(g.form_factor));
   const bool takes = std::find(p.gpu_form_factors.begin(), p.gpu_form_factors.end(), form) !=
                      p.gpu_form_factors.end();
-  const std::string takes_text = fmt::format("{}", fmt::join(p.gpu_form_factors, "/"));
+  std::vector<std::string> labels;
+  for (const auto& f : p.gpu_form_factors) labels.push_back(form_label(f));
+  const std::string takes_text = fmt::format("{}", fmt::join(labels, "/"));
   if (!takes) {
     std::string fix = g.form_factor == catalog::GpuFormFactor::pcie
                           ? "use a platform with PCIe GPU slots, or the SXM/OAM version of the GPU "
@@ -79,7 +90,7 @@ void plat003(RuleContext& c) {
     c.report(fmt::format("{} is a {} {}; {} takes {} GPUs only", g.name, form,
                          g.form_factor == catalog::GpuFormFactor::pcie ? "card" : "module", p.name,
                          takes_text),
-             text_qty(form), text_qty(takes_text), fix, "parts.gpu");
+             text_qty(form_label(form)), text_qty(takes_text), fix, "parts.gpu");
     return;
   }
   if (g.form_factor != catalog::GpuFormFactor::pcie && g.baseboard != p.baseboard) {

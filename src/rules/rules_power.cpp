@@ -9,11 +9,11 @@
 namespace gpuadvisor::rules::detail {
 namespace {
 
-/// "1,600 W at 230 V" / "(115 V rating: site voltage not stated)".
+/// Which PSU ratings were used, when the spec does not say the voltage.
 std::string voltage_note(const Build& b) {
-  if (b.site.voltage <= 0) return " (115 V ratings: the spec states no site voltage)";
+  if (b.site.voltage <= 0) return "; PSU ratings at 115 V (the spec states no site voltage)";
   if (b.site.voltage_assumed) {
-    return fmt::format(" (ratings at {} V, assumed from site.circuit_w; set site.voltage)",
+    return fmt::format("; PSU ratings at {} V (assumed from site.circuit_w: set site.voltage)",
                        group_digits(b.site.voltage));
   }
   return "";
@@ -159,12 +159,18 @@ void cool001(RuleContext& c) {
     fix = fmt::format("add {} of cooling: more case fans, or liquid cooling for the GPUs",
                       watts(need - cap));
   }
-  std::string parts = c.b.cooling.empty() ? "no cooling parts" : "the cooling parts";
-  if (c.b.platform != nullptr && c.b.platform->included_cooling_w > 0) {
-    parts += fmt::format(" and the chassis airflow ({})", watts(c.b.platform->included_cooling_w));
-  }
-  c.report(fmt::format("{} remove {}; the build makes {} of heat (its wall draw)", parts,
-                       watts(cap), watts(heat)),
+  const double chassis = c.b.platform != nullptr ? c.b.platform->included_cooling_w : 0.0;
+  std::string removers;
+  if (c.b.cooling.empty() && chassis <= 0)
+    removers = "the build has no cooling: it removes";
+  else if (c.b.cooling.empty())
+    removers = "the chassis airflow removes";
+  else if (chassis <= 0)
+    removers = "the cooling parts remove";
+  else
+    removers = fmt::format("the cooling parts and the chassis airflow ({}) remove", watts(chassis));
+  c.report(fmt::format("{} {}; the build makes {} of heat (its wall draw)", removers, watts(cap),
+                       watts(heat)),
            qty(cap, "W"), qty(need, "W", 0, ">="), fix, "parts.cooling");
 }
 

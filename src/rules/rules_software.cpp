@@ -146,7 +146,8 @@ void sw003(RuleContext& c) {
         if (arch_supports(a, x) && !excluded(*fw, x, cc)) alt.push_back(x);
       }
       c.report(fmt::format("{}'s CUDA {} builds leave out {}", fw->id, *match, arch_label(a)),
-               text_qty("CUDA " + v), text_qty(fmt::format("a build with sm_{}", cc)),
+               text_qty("CUDA " + v),
+               text_qty(fmt::format("a build for compute capability {}", cc)),
                alt.empty() ? std::string("use an older framework release, or a newer GPU")
                            : fmt::format("use {}'s CUDA {} build", fw->id, fmt::join(alt, " or ")),
                "software.framework");

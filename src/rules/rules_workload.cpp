@@ -47,7 +47,7 @@ void vram001(RuleContext& c) {
     if (fit.verdict == workload::Verdict::fits_with_changes && !fit.changes.empty()) {
       std::vector<std::string> steps;
       for (const auto& ch : fit.changes) steps.push_back(ch.description);
-      fix = fmt::format("{} (then {} per GPU)", fmt::join(steps, ", then "),
+      fix = fmt::format("{}: then {} per GPU", fmt::join(steps, ", then "),
                         format_bytes(fit.changes.back().memory.total));
     } else {
       fix = fit.reason.empty()
