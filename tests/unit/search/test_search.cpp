@@ -1,0 +1,223 @@
+// The search against its brute-force oracle, and the feasibility model against
+// the rules engine, on hundreds of seeded random catalogs, rule sets and queries.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/rules/engine.hpp"
+#include "gpuadvisor/search/search.hpp"
+#include "unit/search/oracle.hpp"
+#include "unit/search/random_catalog.hpp"
+
+using namespace gpuadvisor;
+using search::Rule;
+
+namespace {
+
+/// The embedded rules, sometimes with other severities, policies and parameters.
+rules::RuleSet random_rules(search::Rng& r) {
+  rules::RuleSet rs = rules::embedded_rule_set();
+  const double mode = r.uniform();
+  for (auto& info : rs.rules) {
+    if (mode < 0.2) {
+      info.severity = rules::Severity::error;  // every rule constrains the search
+    } else if (mode < 0.45) {
+      info.severity = r.chance(0.6) ? rules::Severity::error : rules::Severity::warning;
+      info.enabled = r.chance(0.9);
+    }
+  }
+  if (r.chance(0.3)) rs.params.psu_margin = 1.5;
+  if (r.chance(0.3)) rs.params.ram_per_vram = 2;
+  if (r.chance(0.3)) rs.params.cores_per_gpu = 8;
+  if (r.chance(0.2)) rs.params.min_nvme_drives = 2;
+  return rs;
+}
+
+workload::Workload random_workload(search::Rng& r, const catalog::Catalog& cat) {
+  workload::WorkloadInput in;
+  in.model_size = std::array{125e6, 350e6, 1.3e9, 1.3e9, 7e9}[r.below(5)];
+  in.task = std::array{workload::Task::pretrain, workload::Task::finetune, workload::Task::lora,
+                       workload::Task::qlora}[r.below(4)];
+  in.batch_size = std::array{1, 2, 8}[r.below(3)];
+  in.seq_len = std::array{512, 2048}[r.below(2)];
+  auto w = workload::resolve(in, cat, workload::Origin::flags());
+  REQUIRE(w.has_value());
+  return *w;
+}
+
+rules::Site random_site(search::Rng& r) {
+  rules::Site s;
+  const double x = r.uniform();
+  if (x < 0.25) {
+    s.circuit_w = 1800;
+    s.voltage = 120;
+    s.voltage_assumed = true;
+  } else if (x < 0.5) {
+    s.circuit_w = 3680;
+    s.voltage = 230;
+    s.voltage_assumed = true;
+  }
+  return s;
+}
+
+search::Constraints random_constraints(search::Rng& r) {
+  search::Constraints c;
+  c.budget = search::to_cents(std::exp(r.uniform(std::log(3000.0), std::log(150000.0))));
+  c.objective = std::array{search::Objective::time, search::Objective::cost,
+                           search::Objective::perf_per_dollar}[r.below(3)];
+  c.top = r.between(1, 5);
+  c.allow_used = r.chance(0.7);
+  if (r.chance(0.1)) c.vendor = "nvidia";
+  if (r.chance(0.15))
+    c.kind = r.chance(0.5) ? catalog::PlatformKind::tower : catalog::PlatformKind::rack;
+  if (r.chance(0.2)) c.max_gpus = r.between(1, 4);
+  return c;
+}
+
+/// A random build of the search space (not necessarily feasible).
+search::Choice random_choice(search::Rng& r, const search::Context& ctx, int max_n) {
+  const auto& cat = ctx.catalog();
+  search::Choice c;
+  c.gpu = &cat.gpus[r.below(cat.gpus.size())];
+  c.gpus = r.between(1, max_n);
+  c.platform = &cat.platforms[r.below(cat.platforms.size())];
+  c.cpu = &cat.cpus[r.below(cat.cpus.size())];
+  c.cpus = c.platform->cpu_sockets;
+  c.memory = &cat.memory[r.below(cat.memory.size())];
+  c.memory_count = r.between(1, c.platform->memory_slots);
+  c.storage = &cat.storage[r.below(cat.storage.size())];
+  c.storage_count = r.between(1, std::max(1, c.platform->nvme_slots + c.platform->drive_bays));
+  if (c.platform->included_psu) {
+    c.psu = ctx.included_psu(*c.platform);
+    c.psu_count = c.platform->included_psu->count;
+    c.psu_from_platform = true;
+  } else {
+    c.psu = &cat.psus[r.below(cat.psus.size())];
+    c.psu_count = r.between(1, c.platform->psu_bays);
+  }
+  if (r.chance(0.8)) {
+    c.cooling = &cat.cooling[r.below(cat.cooling.size())];
+    c.cooling_count = r.between(1, search::kMaxCoolingUnits);
+  }
+  return c;
+}
+
+/// Rules the engine reports as failed (warning or error severity) for a choice.
+search::RuleMask engine_violations(const search::Choice& c, const search::Context& ctx) {
+  const auto& plan = ctx.plan(*c.gpu, c.gpus);
+  std::vector<workload::Workload> ws{plan.workload};
+  search::RuleMask m = 0;
+  for (const auto& f : rules::evaluate(search::to_build(c, ctx), ws, ctx.rules())) {
+    if (f.severity == rules::Severity::info) continue;
+    if (auto r = search::parse_rule(f.rule)) m |= search::bit(*r);
+  }
+  return m;
+}
+
+/// Rules whose findings count as failures (enabled, not info).
+search::RuleMask active(const rules::RuleSet& rs) {
+  search::RuleMask m = 0;
+  for (const auto& info : rs.rules) {
+    auto r = search::parse_rule(info.id);
+    if (r && info.enabled && info.severity != rules::Severity::info) m |= search::bit(*r);
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("violations() agrees with the rules engine on random builds", "[search]") {
+  for (std::uint64_t seed = 1; seed <= 150; ++seed) {
+    search::Rng r(seed);
+    const auto cat = test::random_catalog(r);
+    const auto rs = random_rules(r);
+    const auto w = random_workload(r, cat);
+    rules::DataPlan data;
+    data.dataset_gb = r.chance(0.7) ? r.uniform(0, 6000) : 0;
+    const search::Context ctx(cat, rs, w, random_site(r), data);
+    for (int i = 0; i < 60; ++i) {
+      const auto c = random_choice(r, ctx, 4);
+      const auto mask = active(rs);
+      const auto mine = search::all_violations(c, ctx) & mask;
+      const auto engine = engine_violations(c, ctx) & mask;
+      INFO("seed " << seed << " build " << i << ": search says "
+                   << fmt::format("{}", fmt::join(search::rule_ids(mine), " ")) << ", engine says "
+                   << fmt::format("{}", fmt::join(search::rule_ids(engine), " ")));
+      REQUIRE(mine == engine);
+    }
+  }
+}
+
+TEST_CASE("search finds exactly the oracle's top builds on random catalogs", "[search]") {
+  int compared = 0, nonempty = 0, over_budget = 0;
+  for (std::uint64_t seed = 1; seed <= 240; ++seed) {
+    search::Rng r(seed * 7919);
+    const auto cat = test::random_catalog(r);
+    const auto rs = random_rules(r);
+    const auto w = random_workload(r, cat);
+    rules::DataPlan data;
+    data.dataset_gb = r.chance(0.7) ? r.uniform(0, 6000) : 0;
+    const search::Context ctx(cat, rs, w, random_site(r), data);
+    const auto cons = random_constraints(r);
+    if (std::getenv("GPUADVISOR_DEBUG_SEARCH") != nullptr) {
+      search::Constraints any = cons;
+      any.budget = search::to_cents(1e8);
+      if (!search::Searcher(ctx, any).cheapest()) {
+        std::string helps;
+        for (int k = 0; k < search::kRuleCount; ++k) {
+          search::Context c2(cat, rs, w, ctx.site(), data);
+          c2.relax(search::bit(static_cast<Rule>(k)));
+          if (search::Searcher(c2, any).cheapest())
+            helps += std::string(search::rule_id(static_cast<Rule>(k))) + " ";
+        }
+        WARN("seed " << seed << " nothing; relaxing one of: " << helps);
+      }
+    }
+    const auto got = search::search(ctx, cons).builds;
+    const auto want = test::oracle(ctx, cons);
+    INFO("seed " << seed << ", objective " << search::to_string(cons.objective) << ", budget "
+                 << cons.budget);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("rank " << i + 1 << ": search " << got[i].choice.gpus << "x " << got[i].choice.gpu->id
+                   << " $" << search::to_usd(got[i].price) << ", oracle " << want[i].choice.gpus
+                   << "x " << want[i].choice.gpu->id << " $" << search::to_usd(want[i].price));
+      CHECK(got[i].choice.gpu->id == want[i].choice.gpu->id);
+      CHECK(got[i].choice.gpus == want[i].choice.gpus);
+      CHECK(got[i].price == want[i].price);
+      // The search's build is itself a valid build of the space, at that price.
+      CHECK(search::price(got[i].choice) == got[i].price);
+      CHECK(got[i].price <= cons.budget);
+      CHECK(search::feasible(got[i].choice, ctx));
+      std::vector<workload::Workload> ws{got[i].plan->workload};
+      CHECK_FALSE(
+          rules::fails(rules::evaluate(search::to_build(got[i].choice, ctx), ws, rs), false));
+    }
+    ++compared;
+    if (!got.empty()) ++nonempty;
+    if (got.size() < static_cast<std::size_t>(cons.top)) {
+      // Fewer builds than asked: the cheapest build at any price (the
+      // "smallest budget that works") must be the oracle's too.
+      search::Constraints any = cons;
+      any.budget = search::to_cents(1e8);
+      any.objective = search::Objective::cost;
+      any.top = 1;
+      const auto oracle_cheapest = test::oracle(ctx, any);
+      const auto cheapest = search::Searcher(ctx, cons).cheapest();
+      REQUIRE(cheapest.has_value() == !oracle_cheapest.empty());
+      if (cheapest) {
+        CHECK(cheapest->price == oracle_cheapest.front().price);
+        CHECK(cheapest->choice.gpu->id == oracle_cheapest.front().choice.gpu->id);
+        ++over_budget;
+      }
+    }
+  }
+  WARN("nonempty " << nonempty << " over_budget " << over_budget);
+  CHECK(compared == 240);
+  // The catalogs and budgets are drawn to give answers often, not always.
+  CHECK(nonempty > 100);
+  CHECK(over_budget > 20);
+}
