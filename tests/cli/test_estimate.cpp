@@ -1,0 +1,155 @@
+// The built binary: `gpuadvisor estimate` output, JSON and errors.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run.hpp"
+
+using gpuadvisor::test::run;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> estimate(std::vector<std::string> args) {
+  args.insert(args.begin(), "estimate");
+  return args;
+}
+
+/// Every line of `text` fits `width` columns (UTF-8 counted as code points).
+bool fits_width(const std::string& text, std::size_t width) {
+  std::size_t col = 0;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      col = 0;
+    } else if ((c & 0xC0) != 0x80) {
+      if (++col > width) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("estimate: LoRA on an RTX 4090 shows the breakdown, the fix and the time",
+          "[cli][estimate]") {
+  auto r = run(estimate({"--model", "llama-3-8b", "--task", "lora", "--gpu", "rtx-4090"}));
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK_THAT(r.out, Catch::StartsWith("Llama 3 8B: LoRA rank 16, bf16, AdamW, 1 GPU\n"));
+  CHECK_THAT(r.out, Catch::Contains("Memory per GPU on rtx-4090 (23.6 GiB usable)"));
+  CHECK_THAT(r.out, Catch::Contains("  weights              15.1 GiB  frozen 16-bit base + fp32 "
+                                    "adapters"));
+  CHECK_THAT(r.out, Catch::Contains("  activations"));
+  CHECK_THAT(r.out, Catch::Contains("  logits and loss"));
+  CHECK_THAT(r.out, Catch::Contains("Fit on rtx-4090: fits with changes"));
+  CHECK_THAT(r.out, Catch::Contains("  1. enable gradient checkpointing"));
+  CHECK_THAT(r.out, Catch::Contains("Compute on 1x rtx-4090 (as given)"));
+  CHECK_THAT(r.out, Catch::Contains("TFLOP/s"));
+  CHECK_THAT(r.out, Catch::Contains("GPU-hours"));
+  CHECK_THAT(r.out, Catch::Contains("Assumptions\n  - precision: bf16 (no --precision)"));
+  CHECK(fits_width(r.out, 100));
+  // Deterministic: same input, same bytes.
+  CHECK(run(estimate({"--model", "llama-3-8b", "--task", "lora", "--gpu", "rtx-4090"})).out ==
+        r.out);
+}
+
+TEST_CASE("estimate: without --gpu, a fit table over every catalog GPU", "[cli][estimate]") {
+  auto r = run(estimate({"--model", "llama-3-8b", "--task", "lora"}));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Fit on every catalog GPU"));
+  CHECK_THAT(r.out, Catch::Contains("  GPU "));
+  CHECK_THAT(r.out, Catch::Contains("h100-sxm"));
+  CHECK_THAT(r.out, Catch::Contains("rtx-4070"));
+  CHECK(fits_width(r.out, 100));
+}
+
+TEST_CASE("estimate: JSON has the documented fields", "[cli][estimate]") {
+  auto r = run(estimate({"--model", "llama-2-70b", "--task", "inference", "--seq-len", "4096",
+                         "--gpu", "h100-sxm", "--format", "json"}));
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["memory"]["per_gpu_bytes"]["kv_cache"] == 1342177280.0);
+  for (const char* k :
+       {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"}) {
+    CHECK(j["memory"]["per_gpu_bytes"].contains(k));
+  }
+  for (const char* k :
+       {"total_flops", "tokens_per_second", "time_hours", "gpu_hours", "mfu", "energy_kwh"}) {
+    CHECK(j["compute"][k].is_number());
+  }
+  REQUIRE(j["fit"].size() == 1);
+  CHECK(j["fit"][0]["gpu"] == "h100-sxm");
+  CHECK(j["fit"][0]["fits"] == false);
+  CHECK(j["fit"][0]["changes"][0]["kind"] == "precision");
+  CHECK(j["assumptions"].size() > 2);
+}
+
+TEST_CASE("estimate: ResNet-50 reports samples per second", "[cli][estimate]") {
+  auto r = run(estimate({"--model", "resnet-50", "--gpu", "a100-80gb-sxm", "--batch-size", "256"}));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("samples/s"));
+  CHECK_THAT(r.out, Catch::Contains("CNN roofline"));
+}
+
+TEST_CASE("estimate: bad input exits 2 with the flag and a clear message", "[cli][estimate]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"--model-size", "7X"},
+       "--model-size: unknown suffix \"X\"; expected K, M, B or T (as in 7B, 125M, 1.5T)"},
+      {{"--model-size", "0"}, "--model-size: expected a parameter count from 1M to 100T, got 0"},
+      {{"--model-size", "1e16"},
+       "--model-size: expected a parameter count from 1M to 100T, got 10000T"},
+      {{"--model", "llama-3-8b", "--task", "qlora", "--precision", "fp32"},
+       "--precision: QLoRA computes in bf16 or fp16 on its 4-bit base; fp32 is not a QLoRA "
+       "setting (use bf16, or --task lora for fp32)"},
+      {{"--model", "llama-3-8b", "--batch-size", "0"},
+       "--batch-size: expected an integer from 1 to 65536, got 0"},
+      {{"--model", "llama-3-8b", "--batch-size", "-2"},
+       "--batch-size: expected an integer from 1 to 65536, got -2"},
+      {{"--model", "llama-3-8b", "--seq-len", "1e12"},
+       "--seq-len: expected an integer from 1 to 10000000, got 1000000000000"},
+      {{"--model", "llama-3-8"},
+       "--model: unknown model preset \"llama-3-8\"; did you mean \"llama-3-8b\"?"},
+      {{"--model", "llama-3-8b", "--gpu", "rtx4090"},
+       "--gpu: unknown GPU \"rtx4090\"; did you mean \"rtx-4090\"?"},
+      {{"--model", "llama-3-8b", "--task", "sft"},
+       "--task: unknown value \"sft\"; expected pretrain, finetune, lora, qlora, inference"},
+      {{"--model", "llama-3-8b", "--sharding", "zero4"},
+       "--sharding: unknown value \"zero4\"; expected none, zero1, zero2, zero3, fsdp"},
+      {{"--model", "llama-3-8b", "--grad-checkpointing", "maybe"},
+       "--grad-checkpointing: unknown value \"maybe\"; expected on or off"},
+      {{"--model", "llama-3-8b", "--mfu", "abc"}, "--mfu: expected a number, got \"abc\""},
+      {{"--model", "llama-3-8b", "--batch-size", "1.5"},
+       "--batch-size: expected a whole number, got 1.5"},
+      {{},
+       "--model: no model: give a preset (--model llama-3-8b), a parameter count (--model-size "
+       "7B), or at least --layers and --hidden"},
+  };
+  for (const auto& c : cases) {
+    auto r = run(estimate(c.args));
+    CAPTURE(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "gpuadvisor: error: " + c.err + "\n");
+  }
+}
+
+TEST_CASE("estimate: --format must be text or json", "[cli][estimate]") {
+  auto r = run(estimate({"--model", "gpt2", "--format", "sarif"}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "gpuadvisor: error: --format: 'estimate' does not support \"sarif\"; expected text or "
+        "json\n");
+}
+
+TEST_CASE("estimate: --help shows the workload flags and examples", "[cli][estimate]") {
+  auto r = run({"estimate", "--help"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--model-size") && Catch::Contains("--grad-checkpointing") &&
+                        Catch::Contains("Examples:"));
+}

@@ -1,0 +1,49 @@
+#pragma once
+// Shared fixtures of the workload tests: the embedded catalog with the
+// calibration models of tests/data/workload-models.json layered on top.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/workload/workload.hpp"
+#include "support/run.hpp"
+
+namespace gpuadvisor::test {
+
+inline const catalog::Catalog& workload_catalog() {
+  static const catalog::Catalog c = [] {
+    const std::vector<std::string> files{data("workload-models.json")};
+    auto r = catalog::load_catalog(files);
+    if (!r) throw std::runtime_error(to_string(r.error()));
+    return std::move(*r);
+  }();
+  return c;
+}
+
+inline const catalog::Gpu& gpu(const std::string& id) {
+  const auto* g = workload_catalog().gpu(id);
+  if (g == nullptr) throw std::runtime_error("no GPU " + id);
+  return *g;
+}
+
+/// Resolves `in` (from flags) or fails the test with the diagnostics.
+inline workload::Workload make(const workload::WorkloadInput& in) {
+  auto w = workload::resolve(in, workload_catalog(), workload::Origin::flags());
+  if (!w) FAIL(to_string(w.error()));
+  return std::move(*w);
+}
+
+/// The messages of an input that must be rejected.
+inline std::string reject(const workload::WorkloadInput& in,
+                          const workload::Origin& o = workload::Origin::flags()) {
+  auto w = workload::resolve(in, workload_catalog(), o);
+  if (w) FAIL("accepted");
+  return to_string(w.error());
+}
+
+/// Relative error of a model value against a published figure.
+inline double rel(double model, double figure) { return (model - figure) / figure; }
+
+}  // namespace gpuadvisor::test
