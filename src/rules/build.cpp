@@ -186,7 +186,8 @@ int compare_versions(std::string_view a, std::string_view b) {
     long v = 0;
     std::size_t i = 0;
     while (i < s.size() && s[i] != '.') {
-      if (s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i] - '0');
+      // Capped: absurd components compare as very large, never overflow.
+      if (s[i] >= '0' && s[i] <= '9' && v < 100000000) v = v * 10 + (s[i] - '0');
       ++i;
     }
     s.remove_prefix(std::min(s.size(), i + 1));

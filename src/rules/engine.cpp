@@ -116,10 +116,12 @@ std::string psu_fix(const Build& b, double need) {
   const std::string volts =
       b.site.voltage > 0 ? fmt::format(" at {} V", group_digits(b.site.voltage)) : "";
   if (options.empty()) {
+    const std::string reserve = spare > 0 ? fmt::format(", {} of them redundant", spare) : "";
     return fmt::format(
-        "no PSU set fits: the platform takes {} PSU{} of at most {}; choose a platform with more "
-        "PSU bays, fewer GPUs, or power-limit the GPUs",
-        bays, bays > 1 ? "s" : "", watts(max_w));
+        "no PSU set fits: the platform takes {} PSU{} of at most {}{}; {}choose a platform with "
+        "more PSU bays, fewer GPUs, or power-limit the GPUs",
+        bays, bays > 1 ? "s" : "", watts(max_w), reserve,
+        spare > 0 ? "keep fewer redundant PSUs, " : "");
   }
   std::string fix =
       fmt::format("use {}{} ({} or more in total", fmt::join(options, " or "), volts, watts(need));

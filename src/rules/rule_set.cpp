@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/rules/build.hpp"
 
 namespace gpuadvisor::embedded {
 extern const std::string_view rules;
@@ -609,6 +610,17 @@ std::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
     }
   }
 
+  // Releases in version order within a family ("pytorch-2.9" before "pytorch-2.10").
+  std::stable_sort(rs.frameworks.begin(), rs.frameworks.end(),
+                   [](const FrameworkSupport& a, const FrameworkSupport& b) {
+                     const auto da = a.id.rfind('-');
+                     const auto db = b.id.rfind('-');
+                     const std::string fa = a.id.substr(0, da);
+                     const std::string fb = b.id.substr(0, db);
+                     if (fa != fb) return fa < fb;
+                     if (da == std::string::npos || db == std::string::npos) return a.id < b.id;
+                     return compare_versions(a.id.substr(da + 1), b.id.substr(db + 1)) < 0;
+                   });
   rs.policy = policy.empty() ? default_policy : std::string(policy);
   if (rs.find_policy(rs.policy) == nullptr) {
     std::vector<std::string> names;

@@ -86,10 +86,10 @@ void plat003(RuleContext& c) {
                           : fmt::format(
                                 "use a server with the {} baseboard for {} modules, or the "
                                 "PCIe version of the GPU",
-                                g.baseboard, form);
-    c.report(fmt::format("{} is a {} {}; {} takes {} GPUs only", g.name, form,
-                         g.form_factor == catalog::GpuFormFactor::pcie ? "card" : "module", p.name,
-                         takes_text),
+                                g.baseboard, form_label(form));
+    const bool card = g.form_factor == catalog::GpuFormFactor::pcie;
+    c.report(fmt::format("{} is {} {} {}; {} takes {} GPUs only", g.name, card ? "a" : "an",
+                         form_label(form), card ? "card" : "module", p.name, takes_text),
              text_qty(form_label(form)), text_qty(takes_text), fix, "parts.gpu");
     return;
   }
