@@ -314,6 +314,9 @@ std::string estimate_text(const Estimate& e) {
   }
   if (cnn) {
     out += fmt::format("  {:<12}micro-batch {} per GPU\n", "batch", w.batch_size);
+  } else if (!w.training()) {
+    out +=
+        fmt::format("  {:<12}{} sequences x {}-token context\n", "batch", w.batch_size, w.seq_len);
   } else {
     out += fmt::format(
         "  {:<12}micro-batch {} x {} tokens per GPU{}\n", "batch", w.batch_size, w.seq_len,
@@ -361,28 +364,37 @@ std::string estimate_text(const Estimate& e) {
     out += fmt::format("\nFit on every catalog GPU ({} GPU{} each; time includes the fix)\n",
                        w.gpus, w.gpus > 1 ? "s" : "");
     Table t({{"GPU"},
-             {"USABLE", Align::right},
+             {"GiB", Align::right},
              {"NEEDS", Align::right},
-             {"VERDICT"},
-             {"FIX"},
+             {"FIT"},
              {"TIME", Align::right},
              {"GPU-H", Align::right}});
     for (const auto& row : e.rows) {
       const auto& f = row.fit;
-      std::string verdict = f.verdict == Verdict::fits                ? "fits"
-                            : f.verdict == Verdict::fits_with_changes ? "with changes"
-                                                                      : "does not fit";
-      std::vector<std::string> fix;
-      for (const auto& c : f.changes) fix.push_back(c.summary);
+      std::string verdict;
+      if (f.verdict == Verdict::fits) {
+        verdict = "fits";
+      } else if (f.verdict == Verdict::does_not_fit) {
+        verdict = "does not fit";
+      } else {
+        std::vector<std::string> fix;
+        for (const auto& c : f.changes) fix.push_back(c.summary);
+        verdict = fmt::format("with {}", fmt::join(fix, " + "));
+      }
       const ComputeEstimate* c = row.with_changes ? &*row.with_changes : &row.compute;
       const bool runs = f.verdict != Verdict::does_not_fit;
-      t.add_row({f.gpu, format_bytes(f.available_bytes), format_bytes(f.per_gpu_bytes), verdict,
-                 fix.empty() ? "-" : fmt::format("{}", fmt::join(fix, " + ")),
+      t.add_row({f.gpu, fmt::format("{:.1f}", f.available_bytes / kGiB),
+                 format_bytes(f.per_gpu_bytes), verdict,
                  runs ? format_duration_hours(c->time_hours) : "-",
                  runs ? fmt::format("{:.0f}", c->gpu_hours) : "-"});
     }
     out += t.render(2);
-    out += fmt::format("  Pick one with --gpu ID for the fix, the time and the utilisation.\n");
+    out += wrap("  ",
+                "GiB: usable per GPU. ckpt = gradient checkpointing; mb N = micro-batch N with "
+                "gradient accumulation; zero3 xN = ZeRO-3 over N GPUs; TP xN = tensor parallel. "
+                "Pick a GPU with --gpu ID for the breakdown of the fix and the utilisation.",
+                96, 2) +
+           "\n";
   }
 
   out += "\nAssumptions\n";

@@ -228,16 +228,19 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
     cur.checkpointing = best->checkpointing;
     r.changes.push_back({"grad-checkpointing",
                          "enable gradient checkpointing (recomputes the forward pass in backward)",
-                         "checkpointing", ev.memory(cur)});
+                         "ckpt", ev.memory(cur)});
   }
   if (best->batch != cur.batch) {
     const int accumulation = r.fixed.grad_accumulation;
     cur.batch = best->batch;
-    r.changes.push_back({"micro-batch",
-                         fmt::format("micro-batch {} -> {} with {}x gradient accumulation (same "
-                                     "global batch)",
-                                     given.batch, best->batch, accumulation),
-                         fmt::format("micro-batch {}", best->batch), ev.memory(cur)});
+    r.changes.push_back(
+        {"micro-batch",
+         w.training()
+             ? fmt::format("micro-batch {} -> {} with {}x gradient accumulation "
+                           "(same global batch)",
+                           given.batch, best->batch, accumulation)
+             : fmt::format("serve {} sequences at a time instead of {}", best->batch, given.batch),
+         fmt::format("mb {}", best->batch), ev.memory(cur)});
   }
   if (best->precision != cur.precision) {
     cur.precision = best->precision;

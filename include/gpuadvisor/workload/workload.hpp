@@ -231,7 +231,7 @@ struct FitChange {
   std::string kind;
   /// "enable gradient checkpointing ...", "micro-batch 8 -> 2 with 4x gradient accumulation ..."
   std::string description;
-  /// Short form for tables: "checkpointing", "micro-batch 2", "zero3 x4", "QLoRA"
+  /// Short form for tables: "ckpt", "mb 2" (micro-batch 2), "bf16", "zero3 x4", "TP x2", "QLoRA"
   std::string summary;
   MemoryBreakdown memory;  ///< per GPU after this step
 };
