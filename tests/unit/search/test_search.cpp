@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -23,7 +22,8 @@ rules::RuleSet random_rules(search::Rng& r) {
   const double mode = r.uniform();
   for (auto& info : rs.rules) {
     if (mode < 0.2) {
-      info.severity = rules::Severity::error;  // every rule constrains the search
+      // Every rule but the risk notes constrains the search.
+      if (!info.id.starts_with("RISK")) info.severity = rules::Severity::error;
     } else if (mode < 0.45) {
       info.severity = r.chance(0.6) ? rules::Severity::error : rules::Severity::warning;
       info.enabled = r.chance(0.9);
@@ -136,7 +136,7 @@ TEST_CASE("violations() agrees with the rules engine on random builds", "[search
     const auto rs = random_rules(r);
     const auto w = random_workload(r, cat);
     rules::DataPlan data;
-    data.dataset_gb = r.chance(0.7) ? r.uniform(0, 6000) : 0;
+    data.dataset_gb = r.chance(0.7) ? r.uniform(0, 3000) : 0;
     const search::Context ctx(cat, rs, w, random_site(r), data);
     for (int i = 0; i < 60; ++i) {
       const auto c = random_choice(r, ctx, 4);
@@ -159,23 +159,9 @@ TEST_CASE("search finds exactly the oracle's top builds on random catalogs", "[s
     const auto rs = random_rules(r);
     const auto w = random_workload(r, cat);
     rules::DataPlan data;
-    data.dataset_gb = r.chance(0.7) ? r.uniform(0, 6000) : 0;
+    data.dataset_gb = r.chance(0.7) ? r.uniform(0, 3000) : 0;
     const search::Context ctx(cat, rs, w, random_site(r), data);
     const auto cons = random_constraints(r);
-    if (std::getenv("GPUADVISOR_DEBUG_SEARCH") != nullptr) {
-      search::Constraints any = cons;
-      any.budget = search::to_cents(1e8);
-      if (!search::Searcher(ctx, any).cheapest()) {
-        std::string helps;
-        for (int k = 0; k < search::kRuleCount; ++k) {
-          search::Context c2(cat, rs, w, ctx.site(), data);
-          c2.relax(search::bit(static_cast<Rule>(k)));
-          if (search::Searcher(c2, any).cheapest())
-            helps += std::string(search::rule_id(static_cast<Rule>(k))) + " ";
-        }
-        WARN("seed " << seed << " nothing; relaxing one of: " << helps);
-      }
-    }
     const auto got = search::search(ctx, cons).builds;
     const auto want = test::oracle(ctx, cons);
     INFO("seed " << seed << ", objective " << search::to_string(cons.objective) << ", budget "
@@ -215,9 +201,10 @@ TEST_CASE("search finds exactly the oracle's top builds on random catalogs", "[s
       }
     }
   }
-  WARN("nonempty " << nonempty << " over_budget " << over_budget);
   CHECK(compared == 240);
-  // The catalogs and budgets are drawn to give answers often, not always.
-  CHECK(nonempty > 100);
-  CHECK(over_budget > 20);
+  // The catalogs and budgets are drawn so that both cases are common: builds
+  // within the budget (90 of 240 at the time of writing), and builds only
+  // above it (89 more).
+  CHECK(nonempty > 75);
+  CHECK(over_budget > 60);
 }
