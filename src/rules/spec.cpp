@@ -98,6 +98,8 @@ Counted<T> read_part(const json& v, const std::string& path, const Category<T>& 
     if (auto n = r.integer("count", 1, max_count, Need::optional)) out.count = static_cast<int>(*n);
   }
   if (has_id && has_spec) {
+    (void)r.value("id");  // known keys, whatever their values
+    (void)r.value("spec");
     ctx.diags.push_back({ctx.file, path,
                          fmt::format("give either \"id\" (a catalog {}) or \"spec\" (an inline "
                                      "part), not both",
