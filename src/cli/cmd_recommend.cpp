@@ -1,6 +1,223 @@
-// Placeholder registration until the 'recommend' command lands; it registers nothing.
+// `gpuadvisor recommend --budget AMOUNT --model-size SIZE`: the best builds for
+// a budget and a workload; exit 1 with the reasons when nothing fits.
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "cli.hpp"
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/report/recommend_report.hpp"
+#include "gpuadvisor/rules/rule_set.hpp"
+#include "gpuadvisor/search/recommend.hpp"
+#include "workload_flags.hpp"
 
 namespace gpuadvisor::cli {
-void register_recommend(CLI::App&, Globals&, Registry&) {}
+namespace {
+
+struct RecommendOptions {
+  WorkloadFlags workload;
+  std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
+      top, electricity_price, pue, dataset_gb, checkpoints;
+  bool allow_used = false;
+  std::string rules_file;
+  std::string policy;
+};
+
+/// A plain number, optionally with a unit suffix (`unit`, case-insensitive)
+/// or a leading "$".
+std::optional<double> number(const std::optional<std::string>& text, std::string_view flag,
+                             std::string_view unit, double min, double max, std::string_view what,
+                             Diagnostics& diags) {
+  if (!text) return std::nullopt;
+  std::string_view s = *text;
+  if (!unit.empty() && s.size() > unit.size()) {
+    const auto tail = s.substr(s.size() - unit.size());
+    bool same = true;
+    for (std::size_t i = 0; i < unit.size(); ++i) {
+      same = same && std::tolower(static_cast<unsigned char>(tail[i])) ==
+                         std::tolower(static_cast<unsigned char>(unit[i]));
+    }
+    if (same) s.remove_suffix(unit.size());
+  }
+  if (s.starts_with("$")) s.remove_prefix(1);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v) ||
+      v < min || v > max) {
+    diags.push_back({std::string(flag), "", fmt::format("expected {}, got \"{}\"", what, *text)});
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<int> whole(const std::optional<std::string>& text, std::string_view flag, int min,
+                         int max, Diagnostics& diags) {
+  if (!text) return std::nullopt;
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (text->empty() || ec != std::errc{} || ptr != text->data() + text->size() || v < min ||
+      v > max) {
+    diags.push_back(
+        {std::string(flag), "",
+         fmt::format("expected a whole number from {} to {}, got \"{}\"", min, max, *text)});
+    return std::nullopt;
+  }
+  return v;
+}
+
+template <std::size_t N>
+std::optional<std::string> choice(const std::optional<std::string>& text, std::string_view flag,
+                                  const std::string_view (&names)[N], Diagnostics& diags) {
+  if (!text) return std::nullopt;
+  for (auto n : names) {
+    if (n == *text) return *text;
+  }
+  diags.push_back(
+      {std::string(flag), "",
+       fmt::format("unknown value \"{}\"; expected {}", *text, fmt::join(names, ", "))});
+  return std::nullopt;
+}
+
+search::Request to_request(const RecommendOptions& o) {
+  Diagnostics diags;
+  search::Request req;
+  // The workload flags report their own problems; collect them with ours.
+  try {
+    req.workload = to_input(o.workload);
+  } catch (const InputError& e) {
+    diags = e.diags;
+  }
+  auto& c = req.constraints;
+  if (!o.budget) {
+    diags.push_back({"--budget", "", "required: the most the build may cost, e.g. 20000 or 20k"});
+  } else if (auto money = parse_money(*o.budget); !money) {
+    diags.push_back({"--budget", "", money.error()});
+  } else if (!(*money > 0) || *money > 1e9) {
+    diags.push_back(
+        {"--budget", "",
+         fmt::format("expected an amount from $1 to $1,000,000,000, got \"{}\"", *o.budget)});
+  } else {
+    c.budget = search::to_cents(*money);
+  }
+  if (!o.workload.model && !o.workload.model_size) {
+    diags.push_back(
+        {"--model-size", "", "required (or --model PRESET): the model's parameters, e.g. 7B"});
+  }
+  if (auto n = whole(o.max_gpus, "--max-gpus", 1, 64, diags)) c.max_gpus = *n;
+  static constexpr std::string_view kVendors[] = {"nvidia", "amd"};
+  if (auto v = choice(o.vendor, "--vendor", kVendors, diags)) c.vendor = *v;
+  c.allow_used = o.allow_used;
+  static constexpr std::string_view kForms[] = {"tower", "rack"};
+  if (auto f = choice(o.form_factor, "--form-factor", kForms, diags)) {
+    c.kind = *f == "rack" ? catalog::PlatformKind::rack : catalog::PlatformKind::tower;
+  }
+  if (auto v = choice(o.objective, "--objective", search::kObjectiveNames, diags)) {
+    c.objective = *search::parse_objective(*v);
+  }
+  if (auto n = whole(o.top, "--top", 1, 20, diags)) c.top = *n;
+  if (auto w = number(o.circuit, "--circuit", "W", 100, 1e6,
+                      "the circuit's rating in watts (volts x amps), e.g. 1800 or 3680", diags)) {
+    req.circuit_w = *w;
+  }
+  if (auto v = number(o.voltage, "--voltage", "V", 90, 480, "a supply voltage from 90 to 480 V",
+                      diags)) {
+    req.voltage = *v;
+  }
+  if (auto p = number(o.electricity_price, "--electricity-price", "/kWh", 0, 10,
+                      "a price in USD per kWh from 0 to 10, e.g. 0.12", diags)) {
+    req.electricity_usd_per_kwh = *p;
+  }
+  if (auto p = number(o.pue, "--pue", "", 1, 3, "a PUE from 1.0 to 3.0, e.g. 1.4", diags)) {
+    req.pue = *p;
+  }
+  if (auto gb = number(o.dataset_gb, "--dataset-gb", "GB", 0, 1e9,
+                       "the dataset's size in GB, e.g. 500", diags)) {
+    req.dataset_gb = *gb;
+  }
+  if (auto n = whole(o.checkpoints, "--checkpoints", 0, 1000, diags)) req.checkpoints = *n;
+  if (!diags.empty()) throw InputError(std::move(diags));
+  return req;
+}
+
+ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
+  require_format(g, "recommend", {"text", "json"});
+  const search::Request req = to_request(o);
+  auto rs = rules::load_rule_set(o.rules_file, o.policy);
+  if (!rs) throw InputError(std::move(rs.error()));
+  const auto cat = load_catalog(g);
+  auto rec = search::recommend(cat, *rs, req);
+  if (!rec) throw InputError(std::move(rec.error()));
+  if (g.format == "json") {
+    emit(g, report::recommend_json(*rec, req, *rs).dump(2) + "\n");
+  } else {
+    report::TextStyle style;
+    style.error = [&g](std::string_view s) { return red(g, s); };
+    style.warning = [&g](std::string_view s) { return yellow(g, s); };
+    style.ok = [&g](std::string_view s) { return green(g, s); };
+    style.bold = [&g](std::string_view s) { return bold(g, s); };
+    emit(g, report::recommend_text(*rec, req, *rs, style));
+  }
+  return rec->builds.empty() ? ExitCode::no : ExitCode::ok;
+}
+
+}  // namespace
+
+void register_recommend(CLI::App& app, Globals& g, Registry& r) {
+  auto o = std::make_shared<RecommendOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "recommend", "The best builds for a budget and a model: exit 0 with builds, 1 if none fits");
+  cmd->footer(R"(
+Builds are searched exactly over the catalog: one GPU model x count, the platform,
+CPU, memory, drives, PSUs and cooling that pass every error rule at the lowest price,
+ranked by --objective. Each build shows its parts and prices, power budget, memory
+per GPU, time to train, electricity and the warnings it accepts; --format json adds
+a spec for 'gpuadvisor check'. When nothing fits: the nearest build, the smallest
+budget that works and the workload changes that would fit. docs/recommend.md.
+
+Examples:
+  gpuadvisor recommend --budget 20000 --model-size 7B
+  gpuadvisor recommend --budget 8k --model llama-3-8b --task qlora --objective cost
+  gpuadvisor recommend --budget 300k --model-size 13B --task pretrain --form-factor rack
+  gpuadvisor recommend --budget 15000 --model mistral-7b --task lora --circuit 1800
+  gpuadvisor recommend --budget 20000 --model-size 7B --format json --output builds.json
+
+Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)");
+  add_workload_flags(cmd, o->workload, /*with_gpu=*/false);
+  auto* k = cmd->add_option_group("Constraints", "What the build may be");
+  k->add_option("--budget", o->budget, "Most the build may cost, USD: 20000, 20k, $20,000")
+      ->type_name("AMOUNT");
+  k->add_option("--max-gpus", o->max_gpus, "At most N GPUs")->type_name("N");
+  k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd")->type_name("V");
+  k->add_flag("--allow-used", o->allow_used, "Consider used GPU listings too");
+  k->add_option("--form-factor", o->form_factor, "tower or rack")->type_name("F");
+  k->add_option("--circuit", o->circuit,
+                "Circuit rating, W (volts x amps): 1800 = 15 A/120 V, 3680 = 16 A/230 V")
+      ->type_name("W");
+  k->add_option("--voltage", o->voltage, "Supply voltage (default from --circuit, else 115 V)")
+      ->type_name("V");
+  k->add_option("--rules", o->rules_file, "Rules file layered over the embedded rules")
+      ->type_name("FILE");
+  k->add_option("--policy", o->policy,
+                "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
+      ->type_name("NAME");
+  auto* out = cmd->add_option_group("Ranking and costs", "How builds are ranked and costed");
+  out->add_option("--objective", o->objective,
+                  "time (default), cost or perf-per-dollar (throughput per dollar)")
+      ->type_name("O");
+  out->add_option("--top", o->top, "Builds to show, one per GPU model and count (default 3)")
+      ->type_name("N");
+  out->add_option("--electricity-price", o->electricity_price,
+                  "USD per kWh (default 0.125, US commercial average, EIA 2023)")
+      ->type_name("USD");
+  out->add_option("--pue", o->pue, "Facility PUE (default 1.58 for racks, 1.0 for towers)")
+      ->type_name("X");
+  out->add_option("--dataset-gb", o->dataset_gb,
+                  "Dataset size on disk (default: 4 bytes per training token)")
+      ->type_name("GB");
+  out->add_option("--checkpoints", o->checkpoints, "Checkpoints kept on disk (default 3)")
+      ->type_name("N");
+  r.add(cmd, [&g, o] { return run_recommend(g, *o); });
+}
+
 }  // namespace gpuadvisor::cli

@@ -1,0 +1,31 @@
+#pragma once
+/// Renderers of `recommend`: text for a terminal (at most 100 columns), stable
+/// JSON (data/schema/recommend.schema.json), and the build spec of each build
+/// in the format `check` reads (docs/spec-format.md). They never print.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuadvisor/report/check_report.hpp"
+#include "gpuadvisor/rules/rule_set.hpp"
+#include "gpuadvisor/search/recommend.hpp"
+
+namespace gpuadvisor::report {
+
+inline constexpr int kRecommendOutputSchemaVersion = 1;
+
+/// The build as a spec that `gpuadvisor check` accepts unchanged and passes
+/// (with the same --catalog, --rules and --policy).
+[[nodiscard]] nlohmann::ordered_json recommend_spec(const search::RecommendedBuild& b,
+                                                    const search::Recommendation& r,
+                                                    const search::Request& req);
+
+[[nodiscard]] nlohmann::ordered_json recommend_json(const search::Recommendation& r,
+                                                    const search::Request& req,
+                                                    const rules::RuleSet& rs);
+
+[[nodiscard]] std::string recommend_text(const search::Recommendation& r,
+                                         const search::Request& req, const rules::RuleSet& rs,
+                                         const TextStyle& style = {});
+
+}  // namespace gpuadvisor::report

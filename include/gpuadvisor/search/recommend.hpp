@@ -1,0 +1,134 @@
+#pragma once
+/// `recommend`: the best builds for a budget and a workload, each with its bill
+/// of materials, power budget, memory per GPU, time to train, electricity cost,
+/// the warnings it accepts and tips; or, when nothing fits, why, and what would.
+/// docs/recommend.md describes the search, its assumptions and its output.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/core/diagnostic.hpp"
+#include "gpuadvisor/core/expected.hpp"
+#include "gpuadvisor/rules/build.hpp"
+#include "gpuadvisor/rules/finding.hpp"
+#include "gpuadvisor/rules/rule_set.hpp"
+#include "gpuadvisor/search/search.hpp"
+#include "gpuadvisor/workload/workload.hpp"
+
+namespace gpuadvisor::search {
+
+/// Default electricity price, USD per kWh: the US average retail price to
+/// commercial customers, 12.52 cents/kWh in March 2023 (EIA Electric Power
+/// Monthly; state averages 2023 in EIA's Electric Power Annual range from
+/// 7.4 to 39 cents). Override with --electricity-price.
+inline constexpr double kDefaultElectricityUsdPerKwh = 0.125;
+/// Power usage effectiveness of a rack server's data center: the industry
+/// average 1.58 of 2023 (Uptime Institute Global Data Center Survey 2023).
+inline constexpr double kRackPue = 1.58;
+/// A tower on an office or lab circuit: no facility overhead counted.
+inline constexpr double kTowerPue = 1.0;
+/// Storage a dataset takes per training token when no size is given: token
+/// ids as 32-bit integers, about the size of the raw UTF-8 text (~4 bytes per
+/// token for English with BPE vocabularies).
+inline constexpr double kDatasetBytesPerToken = 4;
+
+/// What `recommend` is asked.
+struct Request {
+  workload::WorkloadInput workload;  ///< as given on the command line
+  Constraints constraints;
+  double circuit_w = 0;  ///< --circuit; 0 = none stated
+  double voltage = 0;    ///< --voltage; 0 = from the circuit (<= 2,400 W: 120 V) or 115 V
+  std::optional<double> dataset_gb;  ///< --dataset-gb; default from the tokens
+  std::optional<int> checkpoints;    ///< checkpoints kept; default the rules' STOR002 value
+  double electricity_usd_per_kwh = kDefaultElectricityUsdPerKwh;
+  std::optional<double> pue;  ///< default by platform kind (kRackPue, kTowerPue)
+};
+
+/// One line of the bill of materials.
+struct BomLine {
+  std::string category;  ///< "gpu", "platform", "cpu", "memory", "storage", "psu", "cooling"
+  std::string id, name;
+  int count = 1;
+  double unit_usd = 0;
+  double total_usd = 0;
+  std::string note;  ///< "included with the platform"
+};
+
+struct PowerBudget {
+  double peak_w = 0;          ///< nameplate peak draw of all parts (rules::peak_draw_w)
+  double required_psu_w = 0;  ///< PWR001 and PWR002 together
+  double psu_capacity_w = 0;  ///< usable PSU capacity at the supply voltage
+  double headroom = 0;        ///< capacity / peak
+  double voltage = 0;         ///< supply voltage the ratings are read at
+  double wall_w = 0;          ///< peak / PSU efficiency
+  double heat_w = 0;
+  double cooling_w = 0;      ///< cooling parts + chassis airflow
+  double circuit_w = 0;      ///< stated circuit, 0 = none
+  double circuit_cap_w = 0;  ///< continuous capacity of the stated circuits
+};
+
+/// A recommended build with everything the output shows.
+struct RecommendedBuild {
+  int rank = 0;
+  Candidate candidate;  ///< candidate.plan points to `plan`
+  std::shared_ptr<const GpuPlan> plan;
+  std::vector<BomLine> bom;
+  PowerBudget power;
+  workload::MemoryBreakdown memory;  ///< per GPU, for the workload as the build runs it
+  double available_bytes = 0;        ///< per GPU
+  std::vector<std::string> changes;  ///< workload changes made so that it fits
+  workload::ComputeEstimate compute;
+  double energy_kwh = 0;  ///< at the wall, whole system, incl. PUE
+  double pue = 1;
+  double electricity_usd = 0;
+  std::vector<rules::Finding> findings;  ///< warnings and notes the build accepts
+  std::vector<std::string> tips;
+  rules::Build build;  ///< what `check` evaluates (for the spec)
+};
+
+/// A workload or constraint change that makes something fit the budget.
+struct Alternative {
+  std::string change;  ///< "--task qlora"
+  std::string why;     ///< "freezes the base weights in 4 bits"
+  std::string gpu;     ///< best build under the change: GPU id
+  std::string gpu_name;
+  int gpus = 0;
+  double price_usd = 0;
+  double hours = 0;
+};
+
+/// Why nothing fits, and what would.
+struct NoFit {
+  std::string reason;                         ///< one sentence
+  std::optional<RecommendedBuild> nearest;    ///< the cheapest build breaking one thing
+  std::string broken;                         ///< "budget" or the rule id the nearest build breaks
+  std::string broken_message;                 ///< what it breaks, with the numbers
+  std::optional<double> smallest_budget_usd;  ///< the cheapest build that passes every rule
+  std::vector<Alternative> alternatives;
+};
+
+struct Recommendation {
+  /// The workload input the builds were searched for: the request's, with
+  /// recommend's default task (LoRA fine-tuning of a transformer) when none
+  /// was given. The specs repeat it.
+  workload::WorkloadInput input;
+  workload::Workload workload;  ///< as resolved
+  double dataset_gb = 0;
+  bool dataset_assumed = false;
+  rules::Site site;
+  std::vector<std::string> assumptions;  ///< every default used, in order
+  std::vector<RecommendedBuild> builds;  ///< best first
+  std::optional<NoFit> no_fit;           ///< when builds is empty
+  std::vector<std::string> notes;        ///< e.g. "only 2 builds fit the budget"
+  SearchStats stats;
+};
+
+/// Runs the search and assembles the answer. Input problems (the workload
+/// flags) come back as diagnostics located at their flags.
+[[nodiscard]] expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
+                                                              const rules::RuleSet& rules,
+                                                              const Request& request);
+
+}  // namespace gpuadvisor::search

@@ -1,0 +1,437 @@
+// Rendering of `recommend`: text, JSON and the build specs.
+#include "gpuadvisor/report/recommend_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/catalog/serialize.hpp"
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/report/table.hpp"
+
+namespace gpuadvisor::report {
+namespace {
+
+using nlohmann::ordered_json;
+using search::RecommendedBuild;
+
+constexpr std::size_t kWidth = 100;
+constexpr std::size_t kLabel = 13;  ///< text column of a build's detail lines
+
+double rounded(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  const double r = std::round(v * scale) / scale;
+  return r == 0 ? 0.0 : r;  // no "-0"
+}
+
+std::string usd(double v) { return format_usd(v); }
+
+std::string watts(double w) { return fmt::format("{} W", format_usd(w).substr(1)); }
+
+std::string gib(double bytes) { return fmt::format("{:.1f}", bytes / kGiB); }
+
+/// Cuts UTF-8 text to `width` code points, marking the cut with "...".
+std::string truncated(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  std::string out;
+  std::size_t points = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c & 0xC0) != 0x80) {
+      if (points + 3 == width) break;
+      ++points;
+    }
+    out += s[i];
+  }
+  return out + "...";
+}
+
+std::string workload_text(const workload::Workload& w) {
+  std::string s = fmt::format("{}, {}, {}", w.model_name, workload::to_string(w.task),
+                              workload::to_string(w.precision));
+  if (w.training()) s += fmt::format(", {}", workload::to_string(w.optimizer));
+  if (w.arch.kind == catalog::ModelKind::transformer) {
+    s += fmt::format(", micro-batch {} x {} tokens", w.batch_size, w.seq_len);
+  } else {
+    s += fmt::format(", micro-batch {}", w.batch_size);
+  }
+  if (w.grad_checkpointing) s += ", gradient checkpointing";
+  if (w.sharding != workload::Sharding::none) {
+    s += fmt::format(", {}", workload::to_string(w.sharding));
+  }
+  s += fmt::format(", {} {}", format_count(w.tokens),
+                   w.arch.kind == catalog::ModelKind::cnn ? "samples" : "tokens");
+  return s;
+}
+
+std::string objective_text(search::Objective o) {
+  switch (o) {
+    case search::Objective::cost:
+      return "lowest price";
+    case search::Objective::perf_per_dollar:
+      return "most throughput per dollar";
+    default:
+      return "shortest time to train";
+  }
+}
+
+ordered_json finding_json(const rules::Finding& f) {
+  ordered_json j;
+  j["rule"] = f.rule;
+  j["severity"] = rules::to_string(f.severity);
+  j["title"] = f.title;
+  j["message"] = f.message;
+  j["fix"] = f.fix;
+  return j;
+}
+
+ordered_json nullable(double v, bool present, int digits) {
+  return present ? ordered_json(rounded(v, digits)) : ordered_json(nullptr);
+}
+
+ordered_json workload_json(const workload::Workload& w) {
+  ordered_json j;
+  j["model"] = w.model_id.empty() ? ordered_json(nullptr) : ordered_json(w.model_id);
+  j["model_name"] = w.model_name;
+  j["params"] = w.arch.params;
+  j["architecture"] = w.arch.origin_text;
+  j["task"] = workload::to_string(w.task);
+  j["precision"] = workload::to_string(w.precision);
+  j["optimizer"] = workload::to_string(w.optimizer);
+  j["batch_size"] = w.batch_size;
+  j["seq_len"] = w.seq_len;
+  j["tokens"] = w.tokens;
+  j["grad_checkpointing"] = w.grad_checkpointing;
+  j["sharding"] = workload::to_string(w.sharding);
+  return j;
+}
+
+ordered_json build_json(const RecommendedBuild& b, const search::Recommendation& r,
+                        const search::Request& req) {
+  const auto& c = b.candidate;
+  ordered_json j;
+  j["rank"] = b.rank;
+  j["total_price_usd"] = rounded(search::to_usd(c.price), 2);
+  j["gpu"] = {{"id", c.choice.gpu->id}, {"name", c.choice.gpu->name}, {"count", c.choice.gpus}};
+  ordered_json parts = ordered_json::array();
+  for (const auto& l : b.bom) {
+    ordered_json p;
+    p["category"] = l.category;
+    p["id"] = l.id;
+    p["name"] = l.name;
+    p["count"] = l.count;
+    p["unit_price_usd"] = rounded(l.unit_usd, 2);
+    p["total_price_usd"] = rounded(l.total_usd, 2);
+    if (!l.note.empty()) p["note"] = l.note;
+    parts.push_back(std::move(p));
+  }
+  j["parts"] = std::move(parts);
+  const auto& pw = b.power;
+  j["power"] = {{"peak_draw_w", rounded(pw.peak_w, 1)},
+                {"required_psu_w", rounded(pw.required_psu_w, 1)},
+                {"psu_capacity_w", rounded(pw.psu_capacity_w, 1)},
+                {"headroom", rounded(pw.headroom, 3)},
+                {"supply_voltage", rounded(pw.voltage, 1)},
+                {"wall_draw_w", rounded(pw.wall_w, 1)},
+                {"heat_w", rounded(pw.heat_w, 1)},
+                {"cooling_capacity_w", rounded(pw.cooling_w, 1)},
+                {"circuit_w", nullable(pw.circuit_w, pw.circuit_w > 0, 1)},
+                {"circuit_capacity_w", nullable(pw.circuit_cap_w, pw.circuit_w > 0, 1)}};
+  const auto& m = b.memory;
+  j["memory"] = {{"per_gpu_bytes", std::round(m.total)},
+                 {"available_bytes", std::round(b.available_bytes)},
+                 {"terms",
+                  {{"weights", std::round(m.weights)},
+                   {"master_weights", std::round(m.master_weights)},
+                   {"gradients", std::round(m.gradients)},
+                   {"optimizer", std::round(m.optimizer)},
+                   {"activations", std::round(m.activations)},
+                   {"logits", std::round(m.logits)},
+                   {"kv_cache", std::round(m.kv_cache)},
+                   {"overhead", std::round(m.overhead)}}},
+                 {"changes", b.changes}};
+  const auto& k = b.compute;
+  j["performance"] = {{"tokens_per_second", rounded(k.tokens_per_second, 1)},
+                      {"samples_per_second", rounded(k.samples_per_second, 3)},
+                      {"mfu", rounded(k.mfu, 4)},
+                      {"mfu_basis", k.mfu_basis},
+                      {"total_flops", k.total_flops},
+                      {"time_hours", rounded(k.time_hours, 3)},
+                      {"gpu_hours", rounded(k.gpu_hours, 3)},
+                      {"energy_kwh", rounded(b.energy_kwh, 2)},
+                      {"pue", b.pue},
+                      {"electricity_usd", rounded(b.electricity_usd, 2)},
+                      {"electricity_usd_per_kwh", req.electricity_usd_per_kwh}};
+  ordered_json findings = ordered_json::array();
+  for (const auto& f : b.findings) findings.push_back(finding_json(f));
+  j["findings"] = std::move(findings);
+  j["tips"] = b.tips;
+  j["spec"] = recommend_spec(b, r, req);
+  return j;
+}
+
+// --- Text ---------------------------------------------------------------------
+
+std::string detail(std::string_view label, const std::string& text) {
+  return fmt::format("    {:<{}}{}\n", label, kLabel - 4, wrap_text(text, kWidth, kLabel, kLabel));
+}
+
+std::string build_text(const RecommendedBuild& b, const search::Request& req, const TextStyle& st,
+                       std::string_view rank) {
+  const auto& c = b.candidate;
+  std::string out;
+  out += st.bold(fmt::format("{}  {}x {}   {}   {} to train", rank, c.choice.gpus,
+                             c.choice.gpu->name, usd(search::to_usd(c.price)),
+                             format_duration_hours(b.compute.time_hours)));
+  out += "\n";
+  // Bill of materials: the id column as wide as its widest id, names cut to fit.
+  std::size_t idw = 2;
+  for (const auto& l : b.bom) idw = std::max(idw, l.id.size());
+  const std::size_t prefix = 4 + 9 + idw + 1 + 3 + 1 + 10 + 1 + 10 + 2;
+  const std::size_t namew = kWidth > prefix + 10 ? kWidth - prefix : 10;
+  out += fmt::format("    {:<9}{:<{}} {:>3} {:>10} {:>10}  {}\n", "part", "id", idw, "qty", "unit",
+                     "total", "name");
+  for (const auto& l : b.bom) {
+    const bool inc = !l.note.empty();
+    out += fmt::format("    {:<9}{:<{}} {:>3} {:>10} {:>10}  {}\n", l.category, l.id, idw, l.count,
+                       inc ? "incl." : usd(l.unit_usd), inc ? "-" : usd(l.total_usd),
+                       truncated(l.name, namew));
+  }
+  out += fmt::format("    {:<9}{:<{}} {:>3} {:>10} {:>10}\n", "total", "", idw, "", "",
+                     usd(search::to_usd(c.price)));
+  const auto& pw = b.power;
+  std::string power = fmt::format(
+      "peak {}; PSUs {} at {} V = {:.2f}x the peak (the rules need {}); {} at the wall, "
+      "cooling for {}",
+      watts(pw.peak_w), watts(pw.psu_capacity_w), pw.voltage, pw.headroom, watts(pw.required_psu_w),
+      watts(pw.wall_w), watts(pw.cooling_w));
+  if (pw.circuit_w > 0) {
+    power += fmt::format("; circuit {} carries {}", watts(pw.circuit_w), watts(pw.circuit_cap_w));
+  }
+  out += detail("power", power);
+  const auto& m = b.memory;
+  std::vector<std::string> terms;
+  auto term = [&](std::string_view name, double v) {
+    if (v >= 0.05 * kGiB) terms.push_back(fmt::format("{} {}", name, gib(v)));
+  };
+  term("weights", m.weights);
+  term("master", m.master_weights);
+  term("grads", m.gradients);
+  term("optimizer", m.optimizer);
+  term("activations", m.activations);
+  term("logits", m.logits);
+  term("KV cache", m.kv_cache);
+  term("overhead", m.overhead);
+  out += detail("memory", fmt::format("{} of {} GiB per GPU: {} GiB", gib(m.total),
+                                      gib(b.available_bytes), fmt::join(terms, ", ")));
+  if (!b.changes.empty()) out += detail("changes", fmt::format("{}", fmt::join(b.changes, "; ")));
+  const auto& k = b.compute;
+  const bool cnn = b.plan->workload.arch.kind == catalog::ModelKind::cnn;
+  out += detail(
+      "speed",
+      fmt::format("{} {}/s, MFU {:.0f} %: {} {} in {} ({} GPU-hours)",
+                  format_usd(k.tokens_per_second).substr(1), cnn ? "samples" : "tokens",
+                  k.mfu * 100, format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
+                  format_duration_hours(k.time_hours), format_usd(k.gpu_hours).substr(1)));
+  out += detail("energy", fmt::format("{} kWh at the wall (PUE {}): {} of electricity at "
+                                      "${:.3f}/kWh",
+                                      format_usd(b.energy_kwh).substr(1), b.pue,
+                                      usd(b.electricity_usd), req.electricity_usd_per_kwh));
+  for (const auto& f : b.findings) {
+    const std::string label = std::string(rules::to_string(f.severity));
+    const std::string styled = f.severity == rules::Severity::error     ? st.error(label)
+                               : f.severity == rules::Severity::warning ? st.warning(label)
+                                                                        : st.note(label);
+    // Styling adds escape codes: pad by the visible width.
+    const std::size_t pad = kLabel - 4 > label.size() ? kLabel - 4 - label.size() : 1;
+    out += fmt::format("    {}{}{}\n", styled, std::string(pad, ' '),
+                       wrap_text(fmt::format("{} {}", f.rule, f.message), kWidth, kLabel, kLabel));
+  }
+  for (const auto& t : b.tips) out += detail("tip", t);
+  return out;
+}
+
+}  // namespace
+
+ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendation& r,
+                            const search::Request& req) {
+  const auto& c = b.candidate.choice;
+  ordered_json spec;
+  spec["schema_version"] = 1;
+  spec["name"] = fmt::format("recommend-{}-{}x-{}", b.rank, c.gpus, c.gpu->id);
+  spec["description"] = fmt::format("gpuadvisor recommend: {}x {} for {}", c.gpus, c.gpu->name,
+                                    r.workload.model_name);
+  ordered_json parts;
+  parts["gpu"] = {{"id", c.gpu->id}, {"count", c.gpus}};
+  parts["cpu"] = {{"id", c.cpu->id}, {"count", c.cpus}};
+  parts["platform"] = {{"id", c.platform->id}};
+  parts["memory"] = {{"id", c.memory->id}, {"count", c.memory_count}};
+  parts["storage"] = ordered_json::array({{{"id", c.storage->id}, {"count", c.storage_count}}});
+  if (!c.psu_from_platform) parts["psu"] = {{"id", c.psu->id}, {"count", c.psu_count}};
+  if (c.cooling != nullptr && c.cooling_count > 0) {
+    parts["cooling"] = ordered_json::array({{{"id", c.cooling->id}, {"count", c.cooling_count}}});
+  }
+  spec["parts"] = std::move(parts);
+  if (req.circuit_w > 0 || req.voltage > 0) {
+    ordered_json site;
+    if (req.circuit_w > 0) site["circuit_w"] = req.circuit_w;
+    if (req.voltage > 0) site["voltage"] = req.voltage;
+    spec["site"] = std::move(site);
+  }
+  ordered_json data;
+  data["dataset_gb"] = r.dataset_gb;
+  if (req.checkpoints) data["checkpoints"] = *req.checkpoints;
+  spec["data"] = std::move(data);
+
+  // The workload as given, with the changes the build needs and its GPU count.
+  const auto& in = r.input;
+  const auto& w = b.plan->workload;
+  ordered_json wl;
+  if (in.model) wl["model"] = *in.model;
+  if (in.model_size) wl["model_size"] = *in.model_size;
+  if (in.task) wl["task"] = workload::to_string(*in.task);
+  if (in.precision) wl["precision"] = workload::to_string(*in.precision);
+  if (in.optimizer) wl["optimizer"] = workload::to_string(*in.optimizer);
+  if (in.batch_size || w.batch_size != r.workload.batch_size) wl["batch_size"] = w.batch_size;
+  if (in.seq_len) wl["seq_len"] = *in.seq_len;
+  if (in.lora_rank) wl["lora_rank"] = *in.lora_rank;
+  wl["gpus"] = c.gpus;
+  if (in.tokens) wl["tokens"] = *in.tokens;
+  if (in.epochs) wl["epochs"] = *in.epochs;
+  if (in.dataset_tokens) wl["dataset_tokens"] = *in.dataset_tokens;
+  if (in.grad_checkpointing || w.grad_checkpointing != r.workload.grad_checkpointing) {
+    wl["grad_checkpointing"] = w.grad_checkpointing;
+  }
+  if (in.sharding || w.sharding != r.workload.sharding) {
+    wl["sharding"] = workload::to_string(w.sharding);
+  }
+  if (in.mfu) wl["mfu"] = *in.mfu;
+  if (in.arch.layers) wl["layers"] = *in.arch.layers;
+  if (in.arch.hidden) wl["hidden"] = *in.arch.hidden;
+  if (in.arch.heads) wl["heads"] = *in.arch.heads;
+  if (in.arch.kv_heads) wl["kv_heads"] = *in.arch.kv_heads;
+  if (in.arch.ffn) wl["ffn"] = *in.arch.ffn;
+  if (in.arch.vocab) wl["vocab"] = *in.arch.vocab;
+  spec["workloads"] = ordered_json::array({std::move(wl)});
+  return spec;
+}
+
+ordered_json recommend_json(const search::Recommendation& r, const search::Request& req,
+                            const rules::RuleSet& rs) {
+  ordered_json j;
+  j["schema_version"] = kRecommendOutputSchemaVersion;
+  const auto& k = req.constraints;
+  ordered_json q;
+  q["budget_usd"] = rounded(search::to_usd(k.budget), 2);
+  q["objective"] = search::to_string(k.objective);
+  q["top"] = k.top;
+  q["constraints"] = {
+      {"max_gpus", k.max_gpus > 0 ? ordered_json(k.max_gpus) : ordered_json(nullptr)},
+      {"vendor", k.vendor.empty() ? ordered_json(nullptr) : ordered_json(k.vendor)},
+      {"allow_used", k.allow_used},
+      {"form_factor", k.kind ? ordered_json(catalog::to_string(*k.kind)) : ordered_json(nullptr)},
+      {"circuit_w", nullable(req.circuit_w, req.circuit_w > 0, 1)},
+      {"voltage", nullable(r.site.voltage, r.site.voltage > 0, 1)}};
+  q["policy"] = rs.policy;
+  q["workload"] = workload_json(r.workload);
+  q["dataset_gb"] = rounded(r.dataset_gb, 3);
+  q["electricity_usd_per_kwh"] = req.electricity_usd_per_kwh;
+  q["pue"] = req.pue ? ordered_json(*req.pue) : ordered_json(nullptr);
+  q["assumptions"] = r.assumptions;
+  j["query"] = std::move(q);
+  ordered_json builds = ordered_json::array();
+  for (const auto& b : r.builds) builds.push_back(build_json(b, r, req));
+  j["builds"] = std::move(builds);
+  if (r.no_fit) {
+    const auto& nf = *r.no_fit;
+    ordered_json n;
+    n["reason"] = nf.reason;
+    n["smallest_budget_usd"] = nf.smallest_budget_usd
+                                   ? ordered_json(rounded(*nf.smallest_budget_usd, 2))
+                                   : ordered_json(nullptr);
+    if (nf.nearest) {
+      ordered_json near = build_json(*nf.nearest, r, req);
+      near.erase("rank");
+      n["nearest"] = {
+          {"breaks", nf.broken}, {"message", nf.broken_message}, {"build", std::move(near)}};
+    } else {
+      n["nearest"] = nullptr;
+    }
+    ordered_json alts = ordered_json::array();
+    for (const auto& a : nf.alternatives) {
+      alts.push_back({{"change", a.change},
+                      {"why", a.why},
+                      {"gpu", {{"id", a.gpu}, {"name", a.gpu_name}, {"count", a.gpus}}},
+                      {"total_price_usd", rounded(a.price_usd, 2)},
+                      {"time_hours", rounded(a.hours, 3)}});
+    }
+    n["alternatives"] = std::move(alts);
+    j["no_fit"] = std::move(n);
+  } else {
+    j["no_fit"] = nullptr;
+  }
+  ordered_json diags = ordered_json::array();
+  for (const auto& note : r.notes) diags.push_back({{"severity", "note"}, {"message", note}});
+  if (r.no_fit) diags.push_back({{"severity", "error"}, {"message", r.no_fit->reason}});
+  j["diagnostics"] = std::move(diags);
+  return j;
+}
+
+std::string recommend_text(const search::Recommendation& r, const search::Request& req,
+                           const rules::RuleSet& rs, const TextStyle& st) {
+  std::string out;
+  const auto& k = req.constraints;
+  out += wrap_text(fmt::format("Workload: {}", workload_text(r.workload)), kWidth, 0, 10) + "\n";
+  std::vector<std::string> limits;
+  if (k.max_gpus > 0) limits.push_back(fmt::format("at most {} GPUs", k.max_gpus));
+  if (!k.vendor.empty()) limits.push_back(k.vendor + " GPUs");
+  limits.push_back(k.allow_used ? "new or used GPUs" : "new GPUs");
+  if (k.kind) limits.push_back(fmt::format("{} platforms", catalog::to_string(*k.kind)));
+  if (req.circuit_w > 0) limits.push_back(fmt::format("a {} circuit", watts(req.circuit_w)));
+  limits.push_back(fmt::format("policy {}", rs.policy));
+  out += wrap_text(fmt::format("Budget {}, ranked by {}; {}", usd(search::to_usd(k.budget)),
+                               objective_text(k.objective), fmt::join(limits, ", ")),
+                   kWidth, 0, 2) +
+         "\n";
+  out += "Assumptions:\n";
+  for (const auto& a : r.assumptions) out += "  - " + wrap_text(a, kWidth, 4, 4) + "\n";
+  for (const auto& b : r.builds) {
+    out += "\n" + build_text(b, req, st, fmt::format("#{}", b.rank));
+  }
+  for (const auto& n : r.notes) out += "\n" + wrap_text("Note: " + n, kWidth, 0, 2) + "\n";
+  if (r.builds.size() > 0) {
+    out += "\nEach build's spec for 'gpuadvisor check': --format json, builds[].spec.\n";
+  }
+  if (r.no_fit) {
+    const auto& nf = *r.no_fit;
+    out +=
+        "\n" + st.error("Nothing fits") + ": " + wrap_text(nf.reason + ".", kWidth, 14, 2) + "\n";
+    if (nf.smallest_budget_usd) {
+      out += fmt::format("Smallest budget that works: {}\n", usd(*nf.smallest_budget_usd));
+    }
+    if (nf.nearest) {
+      out += "\n" +
+             wrap_text(fmt::format("Nearest build (breaks {}: {}):", nf.broken, nf.broken_message),
+                       kWidth, 0, 2) +
+             "\n";
+      out += build_text(*nf.nearest, req, st, "--");
+    }
+    if (!nf.alternatives.empty()) {
+      out += fmt::format("\nChanges that fit the budget of {}:\n", usd(search::to_usd(k.budget)));
+      for (const auto& a : nf.alternatives) {
+        out += fmt::format("  {:<22}", a.change) +
+               wrap_text(fmt::format("{}x {}, {}, {} to train: {}", a.gpus, a.gpu_name,
+                                     usd(a.price_usd), format_duration_hours(a.hours), a.why),
+                         kWidth, 24, 24) +
+               "\n";
+      }
+    } else {
+      out +=
+          "\nNo single change to the workload (LoRA, QLoRA, a shorter sequence, fewer "
+          "tokens) fits the budget.\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuadvisor::report

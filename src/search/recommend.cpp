@@ -1,0 +1,429 @@
+// `recommend`: the search's builds turned into answers (bill of materials,
+// power, memory, time, electricity, findings, tips), and the explanation when
+// nothing fits.
+#include "gpuadvisor/search/recommend.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/rules/engine.hpp"
+
+namespace gpuadvisor::search {
+namespace {
+
+rules::Site site_of(const Request& r) {
+  rules::Site s;
+  s.circuit_w = r.circuit_w;
+  if (r.voltage > 0) {
+    s.voltage = r.voltage;
+  } else if (r.circuit_w > 0) {
+    // As a spec's site.circuit_w alone: North-American branch circuits are at
+    // most 2,400 W (20 A x 120 V), larger ones are 230 V.
+    s.voltage = r.circuit_w <= 2400 ? 120 : 230;
+    s.voltage_assumed = true;
+  }
+  return s;
+}
+
+/// Tokens the dataset holds: one epoch's, or all training tokens.
+double unique_tokens(const workload::WorkloadInput& in, const workload::Workload& w) {
+  return in.dataset_tokens ? *in.dataset_tokens : w.tokens;
+}
+
+struct DataChoice {
+  rules::DataPlan plan;
+  bool assumed = false;
+  std::string assumption;
+};
+
+DataChoice data_of(const Request& r, const workload::Workload& w) {
+  DataChoice d;
+  if (r.checkpoints) d.plan.checkpoints = *r.checkpoints;
+  if (r.dataset_gb) {
+    d.plan.dataset_gb = *r.dataset_gb;
+  } else if (w.training() && w.arch.kind == catalog::ModelKind::transformer) {
+    d.plan.dataset_gb = unique_tokens(r.workload, w) * kDatasetBytesPerToken / 1e9;
+    d.assumed = true;
+    d.assumption =
+        fmt::format("dataset of {} GB on disk: {} tokens at {} bytes per token (no --dataset-gb)",
+                    d.plan.dataset_gb < 10 ? fmt::format("{:.1f}", d.plan.dataset_gb)
+                                           : format_usd(d.plan.dataset_gb).substr(1),
+                    format_count(unique_tokens(r.workload, w)), kDatasetBytesPerToken);
+  } else {
+    d.assumption = "no dataset storage counted (no --dataset-gb)";
+  }
+  return d;
+}
+
+std::string usd(double v) { return format_usd(v); }
+
+std::string gpu_label(const Candidate& c) {
+  return fmt::format("{}x {}", c.choice.gpus, c.choice.gpu->name);
+}
+
+std::vector<BomLine> bill(const Choice& c) {
+  std::vector<BomLine> out;
+  auto add = [&](std::string_view cat, const catalog::PartBase* p, int count, bool included) {
+    if (p == nullptr || count <= 0) return;
+    BomLine l;
+    l.category = cat;
+    l.id = p->id;
+    l.name = p->name;
+    l.count = count;
+    l.unit_usd = included ? 0 : to_usd(to_cents(p->price.usd));
+    l.total_usd = included ? 0 : to_usd(count * to_cents(p->price.usd));
+    if (included) l.note = "included with the platform";
+    out.push_back(std::move(l));
+  };
+  add("gpu", c.gpu, c.gpus, false);
+  add("platform", c.platform, 1, false);
+  add("cpu", c.cpu, c.cpus, false);
+  add("memory", c.memory, c.memory_count, false);
+  add("storage", c.storage, c.storage_count, false);
+  add("psu", c.psu, c.psu_count, c.psu_from_platform);
+  add("cooling", c.cooling, c.cooling_count, false);
+  return out;
+}
+
+std::vector<std::string> tips_for(const RecommendedBuild& b, const GpuPlan& plan) {
+  std::vector<std::string> tips;
+  const auto& w = plan.workload;
+  const auto& g = *b.candidate.choice.gpu;
+  const int n = b.candidate.choice.gpus;
+  for (const auto& ch : plan.changes) {
+    if (ch.starts_with("enable gradient checkpointing")) {
+      tips.push_back(
+          "gradient checkpointing (activation recomputation) is on so that the job fits: "
+          "about a third more compute, included in the time");
+    } else if (ch.starts_with("micro-batch")) {
+      tips.push_back(fmt::format("{}: the global batch stays {} sequences per optimizer step", ch,
+                                 w.batch_size * w.grad_accumulation * n));
+    } else if (ch.starts_with("shard")) {
+      tips.push_back(
+          fmt::format("{} (DeepSpeed ZeRO or PyTorch FSDP) so that the model states "
+                      "fit",
+                      ch));
+    }
+  }
+  if (w.training() && w.precision == workload::Precision::fp32 && g.tensor_tflops_16bit > 0) {
+    tips.push_back(
+        fmt::format("train in bf16 mixed precision (--precision bf16): {:.0f} TFLOPS "
+                    "of 16-bit tensor math per GPU against {:.0f} in FP32, and half "
+                    "the activation memory",
+                    g.tensor_tflops_16bit, std::max(g.tf32_tflops, g.fp32_tflops)));
+  } else if (w.training() && w.precision == workload::Precision::bf16 && g.tensor_tflops_fp8 > 0 &&
+             w.arch.kind == catalog::ModelKind::transformer) {
+    tips.push_back(
+        fmt::format("these GPUs have FP8 tensor cores ({:.0f} TFLOPS dense): FP8 "
+                    "training with Transformer Engine (--precision fp8) can shorten "
+                    "the run",
+                    g.tensor_tflops_fp8));
+  }
+  if (w.training() && n > 1 && w.batch_size * w.grad_accumulation * n < 8 &&
+      w.arch.kind == catalog::ModelKind::transformer) {
+    tips.push_back(
+        fmt::format("a global batch of {} sequences is small: accumulate gradients "
+                    "over more micro-batches for a stable optimizer step",
+                    w.batch_size * w.grad_accumulation * n));
+  }
+  if (w.training() && b.candidate.choice.cpu != nullptr) {
+    const int cores = b.candidate.choice.cpu->cores * b.candidate.choice.cpus;
+    const int workers = std::max(1, cores / n - 1);
+    tips.push_back(
+        fmt::format("data loading: up to {} DataLoader worker{} per GPU ({} CPU cores "
+                    "for {} GPU{}), with pinned memory",
+                    workers, workers == 1 ? "" : "s", cores, n, n == 1 ? "" : "s"));
+  }
+  return tips;
+}
+
+class Assembler {
+ public:
+  Assembler(const Context& ctx, const Request& req) : ctx_(ctx), req_(req) {}
+
+  /// A candidate with everything the output shows. `may_fail`: the nearest
+  /// build of a "nothing fits" answer, which may break a rule.
+  RecommendedBuild build(const Candidate& c, int rank, bool may_fail) const {
+    RecommendedBuild r;
+    r.rank = rank;
+    r.candidate = c;
+    // The plan lives in the context; the build keeps its own copy.
+    r.plan = std::make_shared<const GpuPlan>(*c.plan);
+    r.candidate.plan = r.plan.get();
+    r.build = to_build(c.choice, ctx_);
+    r.bom = bill(c.choice);
+    const auto& p = ctx_.params();
+    const auto& b = r.build;
+    r.power.peak_w = rules::peak_draw_w(b);
+    r.power.required_psu_w = rules::required_psu_w(b, p);
+    r.power.psu_capacity_w = rules::psu_capacity_w(b);
+    r.power.headroom = r.power.peak_w > 0 ? r.power.psu_capacity_w / r.power.peak_w : 0;
+    r.power.voltage = rules::supply_voltage(b);
+    r.power.wall_w = rules::wall_draw_w(b, p);
+    r.power.heat_w = rules::heat_w(b, p);
+    r.power.cooling_w = rules::cooling_capacity_w(b);
+    r.power.circuit_w = b.site.circuit_w;
+    r.power.circuit_cap_w = rules::circuit_capacity_w(b.site, p);
+
+    const GpuPlan& plan = *c.plan;
+    const auto& g = *c.choice.gpu;
+    r.memory = workload::memory_per_gpu(plan.workload, g, c.choice.gpus);
+    r.available_bytes = workload::available_bytes(g);
+    r.changes = plan.changes;
+    r.compute = plan.compute;
+    // Energy at the wall: the GPUs at their training draw (the workload
+    // model), the rest of the system at its nameplate draw, through the PSUs'
+    // efficiency, times the site's PUE.
+    const double rest_w = std::max(0.0, r.power.peak_w - rules::gpu_power_w(b));
+    const double dc_kwh = r.compute.energy_kwh + rest_w * r.compute.time_hours / 1000.0;
+    r.pue = req_.pue
+                ? *req_.pue
+                : (c.choice.platform->kind == catalog::PlatformKind::rack ? kRackPue : kTowerPue);
+    r.energy_kwh = dc_kwh / rules::psu_efficiency(b, p) * r.pue;
+    r.electricity_usd = r.energy_kwh * req_.electricity_usd_per_kwh;
+
+    std::vector<workload::Workload> ws{plan.workload};
+    r.findings = rules::evaluate(b, ws, ctx_.rules());
+    if (!may_fail && rules::fails(r.findings, false)) {
+      std::vector<std::string> ids;
+      for (const auto& f : r.findings) {
+        if (f.severity == rules::Severity::error) ids.push_back(f.rule);
+      }
+      throw std::logic_error(fmt::format("the search recommended {} on {}, which fails {}",
+                                         gpu_label(c), c.choice.platform->id,
+                                         fmt::join(ids, ", ")));
+    }
+    r.tips = tips_for(r, plan);
+    return r;
+  }
+
+ private:
+  const Context& ctx_;
+  const Request& req_;
+};
+
+/// The rules that fail for a build, as an engine finding of error severity.
+const rules::Finding* first_error(const RecommendedBuild& b) {
+  for (const auto& f : b.findings) {
+    if (f.severity == rules::Severity::error && !f.waived) return &f;
+  }
+  return nullptr;
+}
+
+struct Trial {
+  std::string change, why;
+  workload::WorkloadInput input;
+  Constraints constraints;
+};
+
+std::vector<Trial> trials(const Request& req, const workload::Workload& w) {
+  std::vector<Trial> out;
+  auto add = [&](std::string change, std::string why, auto edit) {
+    Trial t{std::move(change), std::move(why), req.workload, req.constraints};
+    edit(t);
+    out.push_back(std::move(t));
+  };
+  using workload::Task;
+  if (w.task == Task::pretrain || w.task == Task::finetune) {
+    add("--task lora",
+        "trains low-rank adapters on a frozen 16-bit base: no optimizer states "
+        "or gradients for the base weights",
+        [](Trial& t) { t.input.task = Task::lora; });
+  }
+  if (w.task == Task::pretrain || w.task == Task::finetune || w.task == Task::lora) {
+    add("--task qlora",
+        "adapters on a frozen 4-bit (NF4) base: about a quarter of the weight "
+        "memory of LoRA",
+        [](Trial& t) { t.input.task = Task::qlora; });
+  }
+  if (w.precision == workload::Precision::fp32) {
+    add("--precision bf16", "mixed precision: 16-bit activations and tensor-core speed",
+        [](Trial& t) { t.input.precision = workload::Precision::bf16; });
+  }
+  if (w.arch.kind == catalog::ModelKind::transformer && w.seq_len >= 1024) {
+    for (int div : {2, 4}) {
+      const int s = w.seq_len / div;
+      add(fmt::format("--seq-len {}", s),
+          fmt::format("activations grow with the sequence: {} instead of {} tokens", s, w.seq_len),
+          [s](Trial& t) { t.input.seq_len = s; });
+    }
+  }
+  if (w.training() && !req.dataset_gb && !req.workload.dataset_tokens && w.tokens > 1e9) {
+    const double tokens = w.tokens / 10;
+    add(fmt::format("--tokens {}", format_count(tokens)),
+        "a tenth of the training tokens: a smaller dataset to store and a shorter run",
+        [tokens](Trial& t) {
+          t.input.tokens = tokens;
+          t.input.epochs.reset();
+        });
+  }
+  if (!req.constraints.allow_used) {
+    add("--allow-used", "used GPUs cost a fraction of new ones (with RISK001's warnings)",
+        [](Trial& t) { t.constraints.allow_used = true; });
+  }
+  return out;
+}
+
+}  // namespace
+
+expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
+                                                const rules::RuleSet& rules,
+                                                const Request& request) {
+  // Without --task, recommend sizes a machine for LoRA fine-tuning: the job a
+  // workstation or single-server budget is usually spent on (pretraining a
+  // 7B model from scratch takes years of such a machine). CNN presets keep
+  // the workload model's default, since LoRA applies to transformers.
+  Request req = request;
+  bool task_assumed = false;
+  if (!req.workload.task) {
+    const catalog::ModelPreset* preset =
+        req.workload.model ? cat.model(*req.workload.model) : nullptr;
+    if (preset == nullptr || preset->kind == catalog::ModelKind::transformer) {
+      req.workload.task = workload::Task::lora;
+      task_assumed = true;
+    }
+  }
+  auto resolved = workload::resolve(req.workload, cat, workload::Origin::flags());
+  if (!resolved) return unexpected(std::move(resolved.error()));
+  Recommendation out;
+  out.input = req.workload;
+  out.workload = std::move(*resolved);
+  out.site = site_of(req);
+  const DataChoice data = data_of(req, out.workload);
+  out.dataset_gb = data.plan.dataset_gb;
+  out.dataset_assumed = data.assumed;
+  if (task_assumed) {
+    out.assumptions.push_back(
+        "task: LoRA fine-tuning (recommend's default without --task; --task pretrain or "
+        "finetune sizes a machine for full training)");
+  }
+  out.assumptions.insert(out.assumptions.end(), out.workload.assumptions.begin(),
+                         out.workload.assumptions.end());
+  if (!data.assumption.empty()) out.assumptions.push_back(data.assumption);
+  if (out.site.circuit_w <= 0 && out.site.voltage <= 0) {
+    out.assumptions.push_back(
+        "no circuit stated (--circuit): PSU ratings read at 115 V, the wall draw is not checked");
+  } else if (out.site.voltage_assumed) {
+    out.assumptions.push_back(
+        fmt::format("supply voltage {} V, assumed from the {} W circuit (give --voltage)",
+                    out.site.voltage, out.site.circuit_w));
+  }
+  out.assumptions.push_back(
+      req.pue ? fmt::format("PUE {} (--pue)", *req.pue)
+              : fmt::format("PUE {} for rack servers (data-center average, Uptime Institute 2023), "
+                            "{} for towers",
+                            kRackPue, kTowerPue));
+  out.assumptions.push_back(fmt::format("electricity at ${:.3f}/kWh{}", req.electricity_usd_per_kwh,
+                                        req.electricity_usd_per_kwh == kDefaultElectricityUsdPerKwh
+                                            ? " (US commercial average, EIA 2023)"
+                                            : ""));
+
+  const Context ctx(cat, rules, out.workload, out.site, data.plan);
+  const Assembler assemble(ctx, req);
+  Searcher searcher(ctx, req.constraints);
+  const SearchResult result = searcher.top();
+  out.stats = result.stats;
+  for (std::size_t i = 0; i < result.builds.size(); ++i) {
+    out.builds.push_back(assemble.build(result.builds[i], static_cast<int>(i) + 1, false));
+  }
+  if (!out.builds.empty()) {
+    if (static_cast<int>(out.builds.size()) < req.constraints.top) {
+      out.notes.push_back(fmt::format("only {} build{} fit{} the budget of {} (asked for {})",
+                                      out.builds.size(), out.builds.size() == 1 ? "" : "s",
+                                      out.builds.size() == 1 ? "s" : "",
+                                      usd(to_usd(req.constraints.budget)), req.constraints.top));
+    }
+    return out;
+  }
+
+  // Nothing fits: the nearest build, the smallest budget, and what would fit.
+  NoFit nf;
+  const std::string budget = usd(to_usd(req.constraints.budget));
+  if (auto cheapest = searcher.cheapest()) {
+    nf.nearest = assemble.build(*cheapest, 0, false);
+    nf.broken = "budget";
+    nf.smallest_budget_usd = to_usd(cheapest->price);
+    nf.broken_message = fmt::format("{} costs {}, {} over the budget of {}", gpu_label(*cheapest),
+                                    usd(to_usd(cheapest->price)),
+                                    usd(to_usd(cheapest->price - req.constraints.budget)), budget);
+    nf.reason = fmt::format(
+        "no build fits the budget of {}: the cheapest build that passes "
+        "every rule costs {}",
+        budget, usd(to_usd(cheapest->price)));
+  } else {
+    // No build passes the rules at any price: the cheapest that breaks one.
+    std::optional<Candidate> best;
+    Rule best_rule = Rule::count;
+    std::unique_ptr<Context> best_ctx;
+    for (int i = 0; i < kRuleCount; ++i) {
+      const Rule r = static_cast<Rule>(i);
+      if ((ctx.errors() & bit(r)) == 0) continue;
+      auto relaxed = std::make_unique<Context>(cat, rules, out.workload, out.site, data.plan);
+      relaxed->relax(bit(r));
+      auto c = Searcher(*relaxed, req.constraints).cheapest();
+      if (c && (!best || c->price < best->price)) {
+        best = c;
+        best_rule = r;
+        best_ctx = std::move(relaxed);
+      }
+    }
+    bool any_gpu = false, any_fit = false;
+    const int max_n = max_gpu_count(cat, req.constraints);
+    for (const auto& g : cat.gpus) {
+      if (!allowed(g, req.constraints)) continue;
+      any_gpu = true;
+      for (int n = 1; n <= max_n && !any_fit; ++n) {
+        any_fit = (ctx.plan(g, n).violations & bit(Rule::VRAM001)) == 0;
+      }
+    }
+    if (!any_gpu) {
+      nf.reason = "no GPU in the catalog matches the constraints (--vendor, --allow-used)";
+    } else if (!any_fit) {
+      nf.reason = fmt::format(
+          "the workload does not fit in the memory of any allowed GPU, even with gradient "
+          "checkpointing, micro-batch 1 and ZeRO-3 over up to {} GPUs",
+          max_n);
+    } else {
+      nf.reason = "no build passes every rule at any price";
+    }
+    if (best) {
+      // Assembled with the context that ignores the broken rule (its plan is
+      // the one the search used); the findings still show the failure.
+      const Assembler relaxed_assemble(*best_ctx, req);
+      nf.nearest = relaxed_assemble.build(*best, 0, true);
+      nf.broken = std::string(rule_id(best_rule));
+      const rules::Finding* f = first_error(*nf.nearest);
+      nf.broken_message = f != nullptr ? f->message : std::string(rule_id(best_rule));
+      if (any_fit) {
+        nf.reason = fmt::format(
+            "no build passes every rule at any price; the nearest breaks "
+            "{}",
+            rule_id(best_rule));
+      }
+    }
+  }
+  // Workload and constraint changes that would fit the budget.
+  for (const Trial& t : trials(req, out.workload)) {
+    auto w = workload::resolve(t.input, cat, workload::Origin::flags());
+    if (!w) continue;
+    Request r2 = req;
+    r2.workload = t.input;
+    const DataChoice d2 = data_of(r2, *w);
+    Constraints c2 = t.constraints;
+    c2.top = 1;
+    const Context ctx2(cat, rules, *w, out.site, d2.plan);
+    const auto found = Searcher(ctx2, c2).top();
+    if (found.builds.empty()) continue;
+    const Candidate& c = found.builds.front();
+    nf.alternatives.push_back({t.change, t.why, c.choice.gpu->id, c.choice.gpu->name, c.choice.gpus,
+                               to_usd(c.price), c.hours()});
+  }
+  out.no_fit = std::move(nf);
+  return out;
+}
+
+}  // namespace gpuadvisor::search
