@@ -1,4 +1,6 @@
 // `gpuadvisor rules`: every rule with its parameters and source.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpuadvisor/report/check_report.hpp"
@@ -17,10 +19,25 @@ std::string number(double v) {
   return s;
 }
 
+/// 2000 -> "2,000"; 0.875 -> "0.875".
+std::string grouped(double v) {
+  std::string s = number(v);
+  const auto dot = s.find('.');
+  std::string whole = s.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "" : s.substr(dot);
+  const bool negative = !whole.empty() && whole.front() == '-';
+  if (negative) whole.erase(0, 1);
+  std::string out;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
+    out += whole[i];
+  }
+  return (negative ? "-" : "") + out + frac;
+}
+
 std::string value_text(const ojson& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  if (v.is_number()) return number(v.get<double>());
+  if (v.is_number()) return grouped(v.get<double>());
   if (v.is_object()) {
     std::vector<std::string> parts;
     for (const auto& [k, x] : v.items()) parts.push_back(fmt::format("{} {}", k, value_text(x)));
@@ -81,16 +98,27 @@ std::string rules_text(const rules::RuleSet& rs) {
     out += pad + wrap_text("source: " + r.source, kWidth, 20, 22) + "\n";
   }
 
-  out += "\nframeworks (SW003): builds per release\n";
+  out += "\nframeworks (SW003): CUDA and ROCm builds per release\n";
   for (const auto& f : rs.frameworks) {
-    std::string line = fmt::format(
-        "{:<14} CUDA {}", f.id, f.cuda.empty() ? "-" : fmt::format("{}", fmt::join(f.cuda, ", ")));
-    line +=
-        fmt::format("; ROCm {}", f.rocm.empty() ? "-" : fmt::format("{}", fmt::join(f.rocm, ", ")));
+    std::string rest = fmt::format(
+        "CUDA {}; ROCm {}", f.cuda.empty() ? "-" : fmt::format("{}", fmt::join(f.cuda, ", ")),
+        f.rocm.empty() ? "-" : fmt::format("{}", fmt::join(f.rocm, ", ")));
+    // Versions that leave out the same architectures are listed together.
+    std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> groups;
     for (const auto& [v, ccs] : f.cuda_excluded) {
-      line += fmt::format("; CUDA {} builds omit sm {}", v, fmt::join(ccs, "/"));
+      auto g = std::find_if(groups.begin(), groups.end(),
+                            [&](const auto& x) { return x.second == ccs; });
+      if (g == groups.end())
+        groups.push_back({{v}, ccs});
+      else
+        g->first.push_back(v);
     }
-    out += "  " + wrap_text(line, kWidth, 2, 17) + "\n";
+    for (const auto& [versions, ccs] : groups) {
+      rest += fmt::format("; CUDA {} build{} leave out compute capability {}",
+                          fmt::join(versions, " and "), versions.size() > 1 ? "s" : "",
+                          fmt::join(ccs, ", "));
+    }
+    out += fmt::format("  {:<14}{}\n", f.id, wrap_text(rest, kWidth, 16, 16));
   }
   return out;
 }

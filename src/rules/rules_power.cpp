@@ -101,7 +101,7 @@ void pwr004(RuleContext& c) {
   c.report(
       fmt::format("{} is rated {}, below {}", c.b.psu.part->name, have, c.p.psu_min_efficiency),
       text_qty(have), text_qty(c.p.psu_min_efficiency + " or better"),
-      fmt::format("use a {} or better PSU of the same capacity", c.p.psu_min_efficiency),
+      fmt::format("use a PSU rated {} or better, of the same capacity", c.p.psu_min_efficiency),
       c.b.psu_from_platform ? "parts.platform" : "parts.psu");
 }
 
