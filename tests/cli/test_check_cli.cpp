@@ -101,7 +101,8 @@ TEST_CASE("several specs: every one reported, a summary, exit 1 if any fails", "
   CHECK_THAT(ok.out, Contains("checked 2 specs: 2 passed, 0 failed\n"));
 }
 
-TEST_CASE("--strict fails on warnings; notes and stale waivers never fail", "[cli][check]") {
+TEST_CASE("check with strict fails on warnings, notes and stale waivers never fail",
+          "[cli][check]") {
   auto r = run({"check", spec("warning-only.json")});
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Contains("warning[PWR004]"));
@@ -115,7 +116,7 @@ TEST_CASE("--strict fails on warnings; notes and stale waivers never fail", "[cl
   CHECK(run({"check", example("4x4090-230v"), "--strict"}).exit_code == 0);
 }
 
-TEST_CASE("--policy conservative asks 1.5x PSU headroom", "[cli][check]") {
+TEST_CASE("check with the conservative policy asks 1.5x PSU headroom", "[cli][check]") {
   auto r = run({"check", example("4090-workstation"), "--policy", "conservative"});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Contains("error[PWR002]"));
@@ -128,8 +129,7 @@ TEST_CASE("--policy conservative asks 1.5x PSU headroom", "[cli][check]") {
         "gpuadvisor: error: --policy: unknown policy \"lax\"; expected conservative or standard\n");
 }
 
-TEST_CASE("--rules overrides parameters; bad rules files exit 2 with every problem",
-          "[cli][check]") {
+TEST_CASE("check with a rules file overrides parameters, bad rules files exit 2", "[cli][check]") {
   auto r = run({"check", example("4090-workstation"), "--rules", spec("rules-ram-128.json")});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Contains("error[MEM001]"));

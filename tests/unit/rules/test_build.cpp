@@ -53,7 +53,7 @@ TEST_CASE("required PSU capacity is the larger of the per-GPU rule and peak x ma
   CHECK(psu_needed_for_gpus_w(b, params) == 800);
 }
 
-TEST_CASE("wall draw divides by the PSU's efficiency; circuits carry 80 %", "[rules][build]") {
+TEST_CASE("wall draw divides by the PSU's efficiency, circuits carry 80 %", "[rules][build]") {
   test::Parts p;
   const auto& params = embedded_rule_set().params;
   Build b = p.four_4090();

@@ -72,7 +72,7 @@ TEST_CASE("each finding is located at its JSON path in the spec text", "[rules][
   CHECK(r.positions[2] == TextPosition{5, 5});
 }
 
-TEST_CASE("strict fails on warnings; unusable specs fail", "[rules][check]") {
+TEST_CASE("strict fails on warnings, unusable specs fail", "[rules][check]") {
   std::string text = kFourGpus;
   text.replace(text.find(R"("count": 1})"), 11, R"("count": 2})");
   text.replace(text.find(R"("rule": "RISK002")"), 17, R"("rule": "PWR003")");

@@ -42,7 +42,7 @@ TEST_CASE("paths missing from the text fall back to their nearest ancestor", "[r
   CHECK(loc.find("workloads[3].model") == TextPosition{1, 1});
 }
 
-TEST_CASE("columns count code points; escapes and strings with brackets are skipped",
+TEST_CASE("columns count code points, escapes and strings with brackets are skipped",
           "[rules][locator]") {
   const std::string text =
       "{\"name\": \"caf\xC3\xA9 [1] {x}\", \"k\\\"ey\": 1, \"after\": [true, null, -1.5e3]}";
