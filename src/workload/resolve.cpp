@@ -84,17 +84,17 @@ class Resolver {
   Resolver(const WorkloadInput& in, const catalog::Catalog& cat, const Origin& o)
       : in_(in), cat_(cat), o_(o) {}
 
-  std::expected<Workload, Diagnostics> run() {
+  gpuadvisor::expected<Workload, Diagnostics> run() {
     resolve_model();
-    if (!diags_.empty()) return std::unexpected(std::move(diags_));
+    if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
     resolve_gpu();
     resolve_task_and_precision();
     resolve_sizes();
-    if (!diags_.empty()) return std::unexpected(std::move(diags_));
+    if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
     update_counts(w_);
     resolve_tokens();
     describe_framework();
-    if (!diags_.empty()) return std::unexpected(std::move(diags_));
+    if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
     return std::move(w_);
   }
 
@@ -518,7 +518,7 @@ class Resolver {
 
 }  // namespace
 
-std::expected<Workload, Diagnostics> resolve(const WorkloadInput& in, const catalog::Catalog& cat,
+gpuadvisor::expected<Workload, Diagnostics> resolve(const WorkloadInput& in, const catalog::Catalog& cat,
                                              const Origin& origin) {
   return Resolver(in, cat, origin).run();
 }

@@ -11,7 +11,7 @@
 ///     auto fit = workload::fit(*w, gpu, gpus);                 // verdict + smallest fix
 ///     auto c   = workload::compute(*w, gpu, gpus);             // time, GPU-hours, kWh
 #include <cstdint>
-#include <expected>
+#include "gpuadvisor/core/expected.hpp"
 #include <optional>
 #include <string>
 #include <string_view>
@@ -168,7 +168,7 @@ struct Workload {
 
 /// Validates `in` against `cat` and fills every default. All problems are
 /// returned together, each located by `origin`.
-[[nodiscard]] std::expected<Workload, Diagnostics> resolve(const WorkloadInput& in,
+[[nodiscard]] gpuadvisor::expected<Workload, Diagnostics> resolve(const WorkloadInput& in,
                                                            const catalog::Catalog& cat,
                                                            const Origin& origin);
 
