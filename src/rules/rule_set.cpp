@@ -549,7 +549,7 @@ std::vector<ParamView> RuleSet::parameters(std::string_view rule) const {
   return out;
 }
 
-std::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
+gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
                                                    std::span<const RulesText> overlays,
                                                    std::string_view policy) {
   Diagnostics diags;
@@ -558,7 +558,7 @@ std::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
   for (const auto& o : overlays) {
     if (auto d = read_doc(o, false, diags)) docs.push_back(std::move(*d));
   }
-  if (!diags.empty()) return std::unexpected(std::move(diags));
+  if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
 
   RuleSet rs;
   for (const auto& def : kRuleDefs) {
@@ -631,7 +631,7 @@ std::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
     diags.push_back(
         {policy.empty() ? base.file : "--policy", policy.empty() ? "default_policy" : "", msg});
   }
-  if (!diags.empty()) return std::unexpected(std::move(diags));
+  if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
 
   for (const auto& doc : docs) {
     for (const auto& rd : doc.rules) {
@@ -645,12 +645,12 @@ std::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
   return rs;
 }
 
-std::expected<RuleSet, Diagnostics> load_rule_set(const std::string& rules_file,
+gpuadvisor::expected<RuleSet, Diagnostics> load_rule_set(const std::string& rules_file,
                                                   std::string_view policy) {
   const RulesText base{embedded::rules, "<embedded rules>"};
   if (rules_file.empty()) return parse_rule_set(base, {}, policy);
   auto text = read_file(rules_file);
-  if (!text) return std::unexpected(Diagnostics{text.error()});
+  if (!text) return gpuadvisor::unexpected(Diagnostics{text.error()});
   const RulesText overlay{*text, rules_file};
   return parse_rule_set(base, std::span<const RulesText>(&overlay, 1), policy);
 }

@@ -393,16 +393,16 @@ void read_waivers(ObjectReader& top, Ctx& ctx) {
 
 }  // namespace
 
-std::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text, const std::string& file,
+gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text, const std::string& file,
                                                  const Catalog& cat, const RuleSet& rs) {
   auto doc = parse_json(text, file);
-  if (!doc) return std::unexpected(Diagnostics{doc.error()});
+  if (!doc) return gpuadvisor::unexpected(Diagnostics{doc.error()});
   Diagnostics diags;
   BuildSpec spec;
   spec.file = file;
   Ctx ctx{file, cat, rs, diags, spec};
   ObjectReader top(*doc, "", file, diags);
-  if (!top.ok()) return std::unexpected(std::move(diags));
+  if (!top.ok()) return gpuadvisor::unexpected(std::move(diags));
   if (auto v = top.integer("schema_version", 0, 1000000)) {
     if (*v != kSpecSchemaVersion) {
       top.error("schema_version", fmt::format("unsupported spec version {}; this gpuadvisor reads "
@@ -420,7 +420,7 @@ std::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text, const st
   read_workloads(top, ctx);
   read_waivers(top, ctx);
   top.finish();
-  if (!diags.empty()) return std::unexpected(std::move(diags));
+  if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
   spec.build.name = spec.name;
   return spec;
 }

@@ -3,7 +3,7 @@
 /// they use (data/rules.json, embedded; `--rules FILE` layers over it; a named
 /// policy such as `standard` or `conservative` overrides some values).
 /// docs/rules.md describes every rule and the sources of its thresholds.
-#include <expected>
+#include "gpuadvisor/core/expected.hpp"
 #include <map>
 #include <span>
 #include <string>
@@ -136,12 +136,12 @@ struct RulesText {
 /// Unknown rule ids, unknown parameters, wrong types and out-of-range values
 /// are reported with their JSON path; an unknown policy is reported against
 /// `--policy`.
-[[nodiscard]] std::expected<RuleSet, Diagnostics> parse_rule_set(
+[[nodiscard]] gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(
     const RulesText& base, std::span<const RulesText> overlays, std::string_view policy);
 
 /// The embedded data/rules.json plus the file `rules_file` (if not empty),
 /// with `policy` applied. Reads the file; all problems are returned.
-[[nodiscard]] std::expected<RuleSet, Diagnostics> load_rule_set(const std::string& rules_file,
+[[nodiscard]] gpuadvisor::expected<RuleSet, Diagnostics> load_rule_set(const std::string& rules_file,
                                                                 std::string_view policy);
 
 /// The embedded rules with their default policy (parsed once; the build's

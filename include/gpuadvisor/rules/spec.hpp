@@ -4,7 +4,7 @@
 /// ids against the catalog, reads inline parts with the catalog's own part
 /// readers, resolves the workloads, and reports every problem with its JSON
 /// path; a spec with any problem is unusable as a whole.
-#include <expected>
+#include "gpuadvisor/core/expected.hpp"
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,7 +41,7 @@ struct BuildSpec {
 
 /// Parses spec text. `file` names the spec in messages. Part ids are looked
 /// up in `cat`; framework ids and waived rule ids in `rs`.
-[[nodiscard]] std::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
+[[nodiscard]] gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
                                                                const std::string& file,
                                                                const catalog::Catalog& cat,
                                                                const RuleSet& rs);

@@ -16,7 +16,7 @@ using Catch::Contains;
 
 namespace {
 
-std::expected<RuleSet, Diagnostics> overlay(const std::string& text, std::string_view policy = "") {
+gpuadvisor::expected<RuleSet, Diagnostics> overlay(const std::string& text, std::string_view policy = "") {
   // Built here, not at static initialisation: the embedded text is another
   // translation unit's global.
   const RulesText base{embedded::rules, "<embedded rules>"};

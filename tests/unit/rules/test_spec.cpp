@@ -13,7 +13,7 @@ using Catch::Contains;
 
 namespace {
 
-std::expected<BuildSpec, Diagnostics> parse(const std::string& text) {
+gpuadvisor::expected<BuildSpec, Diagnostics> parse(const std::string& text) {
   return parse_spec(text, "spec.json", catalog::embedded_catalog(), embedded_rule_set());
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("inline parts are read with the catalog's part readers", "[rules][spec
   CHECK(r->build.memory.part->capacity_gb == 128);
   // The spec owns the inline part: a copy still points at live memory.
   const BuildSpec copy = *r;
-  r = std::unexpected(Diagnostics{});
+  r = gpuadvisor::unexpected(Diagnostics{});
   CHECK(copy.build.memory.part->capacity_gb == 128);
 
   CHECK(error_of(spec_with(R"("memory": {"id": "ddr5-udimm-2x48-5600"})",
