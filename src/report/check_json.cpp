@@ -30,6 +30,24 @@ ojson spec_json(const rules::SpecResult& s, bool strict) {
   j["name"] = s.name;
   j["status"] = status(s, strict);
   j["counts"] = counts(s.counts());
+  if (s.usable()) {
+    const auto& m = s.metrics;
+    j["metrics"] = {{"gpus", m.gpus},
+                    {"peak_draw_w", m.peak_draw_w},
+                    {"psu_capacity_w", m.psu_capacity_w},
+                    {"required_psu_w", m.required_psu_w},
+                    {"wall_draw_w", m.wall_draw_w},
+                    {"circuit_capacity_w", m.circuit_capacity_w},
+                    {"heat_w", m.heat_w},
+                    {"cooling_capacity_w", m.cooling_capacity_w},
+                    {"total_vram_gb", m.total_vram_gb},
+                    {"ram_gb", m.ram_gb},
+                    {"storage_gb", m.storage_gb},
+                    {"lanes_needed", m.lanes_needed},
+                    {"lanes_available", m.lanes_available}};
+  } else {
+    j["metrics"] = nullptr;
+  }
   j["problems"] = ojson::array();
   for (const auto& d : s.errors) {
     j["problems"].push_back({{"file", d.file}, {"path", d.path}, {"message", d.message}});

@@ -12,32 +12,17 @@ using ojson = nlohmann::ordered_json;
 
 constexpr std::size_t kWidth = 100;
 
+/// 2000 -> "2,000"; 0.875 -> "0.875"; 1.50 -> "1.5".
 std::string number(double v) {
-  std::string s = fmt::format("{:.3f}", v);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
+  std::string s = rules::group_digits(v, 3);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
   return s;
-}
-
-/// 2000 -> "2,000"; 0.875 -> "0.875".
-std::string grouped(double v) {
-  std::string s = number(v);
-  const auto dot = s.find('.');
-  std::string whole = s.substr(0, dot);
-  const std::string frac = dot == std::string::npos ? "" : s.substr(dot);
-  const bool negative = !whole.empty() && whole.front() == '-';
-  if (negative) whole.erase(0, 1);
-  std::string out;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
-    out += whole[i];
-  }
-  return (negative ? "-" : "") + out + frac;
 }
 
 std::string value_text(const ojson& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number()) return grouped(v.get<double>());
+  if (v.is_number()) return number(v.get<double>());
   if (v.is_object()) {
     std::vector<std::string> parts;
     for (const auto& [k, x] : v.items()) parts.push_back(fmt::format("{} {}", k, value_text(x)));

@@ -114,6 +114,17 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
       out += fmt::format("{}: {}: the waiver of {} ({}) matches no finding; remove it\n", s.file,
                          st.note("note"), w.rule, w.path);
     }
+    const auto& m = s.metrics;
+    std::string power = fmt::format(
+        "peak draw {} W, PSUs {} W (rules ask {} W)", rules::group_digits(m.peak_draw_w),
+        rules::group_digits(m.psu_capacity_w), rules::group_digits(m.required_psu_w));
+    if (m.circuit_capacity_w > 0) {
+      power += fmt::format(", wall {} W of {} W", rules::group_digits(m.wall_draw_w),
+                           rules::group_digits(m.circuit_capacity_w));
+    }
+    power += fmt::format(", heat {} W, cooling {} W", rules::group_digits(m.heat_w),
+                         rules::group_digits(m.cooling_capacity_w));
+    out += "  " + wrap_text(power, kWidth, 2, 4) + "\n";
     const auto c = s.counts();
     int checked = 0;
     int clean = 0;

@@ -181,6 +181,24 @@ ConnectorPlan connector_plan(const Build& b, const Parameters& p) {
   return c;
 }
 
+BuildMetrics metrics(const Build& b, const Parameters& p) {
+  BuildMetrics m;
+  m.gpus = gpu_count(b);
+  m.peak_draw_w = peak_draw_w(b);
+  m.psu_capacity_w = psu_capacity_w(b);
+  m.required_psu_w = required_psu_w(b, p);
+  m.wall_draw_w = wall_draw_w(b, p);
+  m.circuit_capacity_w = circuit_capacity_w(b.site, p);
+  m.heat_w = heat_w(b, p);
+  m.cooling_capacity_w = cooling_capacity_w(b);
+  m.total_vram_gb = total_vram_gb(b);
+  m.ram_gb = ram_gb(b);
+  m.storage_gb = storage_gb(b);
+  m.lanes_needed = lanes_needed(b, p);
+  m.lanes_available = lanes_available(b);
+  return m;
+}
+
 int compare_versions(std::string_view a, std::string_view b) {
   auto next = [](std::string_view& s) {
     long v = 0;

@@ -62,6 +62,7 @@ SpecResult check_spec(std::string_view text, const std::string& file, const cata
   r.name = spec->name;
   r.waivers = spec->waivers;
   r.evaluation = evaluate_all(spec->build, spec->workloads, rs);
+  r.metrics = metrics(spec->build, rs.params);
   r.unused_waivers = apply_waivers(r.evaluation, spec->waivers);
   const JsonLocator locator(text);
   r.positions.reserve(r.evaluation.findings.size());

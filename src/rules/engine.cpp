@@ -10,6 +10,21 @@
 #include "engine_internal.hpp"
 
 namespace gpuadvisor::rules {
+
+std::string group_digits(double v, int decimals) {
+  std::string s = fmt::format("{:.{}f}", std::abs(v), decimals);
+  const auto dot = s.find('.');
+  std::string whole = s.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "" : s.substr(dot);
+  std::string out;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
+    out += whole[i];
+  }
+  const bool negative = v < 0 && std::stod(s) != 0.0;
+  return (negative ? "-" : "") + out + frac;
+}
+
 namespace detail {
 
 Finding& RuleContext::add(Severity severity, std::string message, Quantity measured, Quantity limit,
@@ -44,20 +59,6 @@ Finding& RuleContext::note(std::string message, std::string fix, std::string pat
 void RuleContext::not_applicable(std::string why) {
   outcome_.status = RuleStatus::not_applicable;
   outcome_.note = std::move(why);
-}
-
-std::string group_digits(double v, int decimals) {
-  std::string s = fmt::format("{:.{}f}", std::abs(v), decimals);
-  const auto dot = s.find('.');
-  std::string whole = s.substr(0, dot);
-  const std::string frac = dot == std::string::npos ? "" : s.substr(dot);
-  std::string out;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
-    out += whole[i];
-  }
-  const bool negative = v < 0 && std::stod(s) != 0.0;
-  return (negative ? "-" : "") + out + frac;
 }
 
 std::string watts(double w) { return group_digits(w) + " W"; }

@@ -74,8 +74,6 @@ void risk003(RuleContext&);
 void risk004(RuleContext&);
 
 // Formatting shared by the rules' messages.
-/// 1600 -> "1,600"; decimals as given.
-[[nodiscard]] std::string group_digits(double v, int decimals = 0);
 /// "1,600 W"
 [[nodiscard]] std::string watts(double w);
 /// A number with a unit as a Quantity; `relation` (">=", "<=") prefixes the text.

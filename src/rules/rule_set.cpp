@@ -550,8 +550,8 @@ std::vector<ParamView> RuleSet::parameters(std::string_view rule) const {
 }
 
 gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
-                                                   std::span<const RulesText> overlays,
-                                                   std::string_view policy) {
+                                                          std::span<const RulesText> overlays,
+                                                          std::string_view policy) {
   Diagnostics diags;
   std::vector<Doc> docs;
   if (auto d = read_doc(base, true, diags)) docs.push_back(std::move(*d));
@@ -646,7 +646,7 @@ gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
 }
 
 gpuadvisor::expected<RuleSet, Diagnostics> load_rule_set(const std::string& rules_file,
-                                                  std::string_view policy) {
+                                                         std::string_view policy) {
   const RulesText base{embedded::rules, "<embedded rules>"};
   if (rules_file.empty()) return parse_rule_set(base, {}, policy);
   auto text = read_file(rules_file);

@@ -393,8 +393,9 @@ void read_waivers(ObjectReader& top, Ctx& ctx) {
 
 }  // namespace
 
-gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text, const std::string& file,
-                                                 const Catalog& cat, const RuleSet& rs) {
+gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
+                                                        const std::string& file, const Catalog& cat,
+                                                        const RuleSet& rs) {
   auto doc = parse_json(text, file);
   if (!doc) return gpuadvisor::unexpected(Diagnostics{doc.error()});
   Diagnostics diags;

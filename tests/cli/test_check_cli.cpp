@@ -77,6 +77,9 @@ TEST_CASE("findings read like a compiler's, with location, numbers and a fix", "
   CHECK_THAT(r.out, Contains("  fix: use two 1,600 W PSUs at 120 V (2,795 W or more in total)\n"));
   CHECK_THAT(r.out, Contains("  measured: 2,588 W   limit: <= 1,440 W\n"));
   CHECK_THAT(r.out, Contains("use a 230 V / 16 A circuit (2,944 W continuous)"));
+  CHECK_THAT(r.out,
+             Contains("\n  peak draw 2,329 W, PSUs 1,600 W (rules ask 3,200 W), wall 2,588 W of "
+                      "1,440 W, heat 2,588 W,\n    cooling 3,550 W\n"));
   CHECK_THAT(r.out, Contains("examples/broken-power.json: warning[RISK002] (waived): "));
   CHECK_THAT(r.out, Contains("  waived: data-parallel LoRA only; all-reduce traffic is small\n"));
   auto v = run({"check", example("broken-vram")});

@@ -70,6 +70,9 @@ TEST_CASE("check json: statuses, findings and rule outcomes", "[cli][check][form
   CHECK(good["rules"].size() == 28);
   const auto& bad = j["specs"][1];
   CHECK(bad["status"] == "failed");
+  CHECK(bad["metrics"]["psu_capacity_w"] == 1600);
+  CHECK(bad["metrics"]["required_psu_w"] == 3200);
+  CHECK(bad["metrics"]["circuit_capacity_w"] == 1440);
   const auto& pwr = bad["findings"][1];
   CHECK(pwr["rule"] == "PWR002");
   CHECK(pwr["measured"]["value"] == 1600);

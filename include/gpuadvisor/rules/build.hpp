@@ -146,6 +146,24 @@ struct ConnectorPlan {
 };
 [[nodiscard]] ConnectorPlan connector_plan(const Build& b, const Parameters& p);
 
+/// The headline figures of a build, for reports: what the rules compared.
+struct BuildMetrics {
+  int gpus = 0;
+  double peak_draw_w = 0;
+  double psu_capacity_w = 0;
+  double required_psu_w = 0;  ///< PWR001 and PWR002 together
+  double wall_draw_w = 0;
+  double circuit_capacity_w = 0;  ///< 0 when the site states no circuit
+  double heat_w = 0;
+  double cooling_capacity_w = 0;
+  double total_vram_gb = 0;
+  double ram_gb = 0;
+  double storage_gb = 0;
+  int lanes_needed = 0;
+  int lanes_available = 0;
+};
+[[nodiscard]] BuildMetrics metrics(const Build& b, const Parameters& p);
+
 /// Compares dotted versions numerically over the components both have
 /// ("12.9" vs "12.9.1" -> 0, "13.0" vs "12.9" -> 1). Non-numeric parts compare as 0.
 [[nodiscard]] int compare_versions(std::string_view a, std::string_view b);

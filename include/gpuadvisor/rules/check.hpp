@@ -25,6 +25,7 @@ struct SpecResult {
   std::string name;                     ///< the spec's name (file name when unusable)
   Diagnostics errors;                   ///< why the spec is unusable; empty when usable
   Evaluation evaluation;                ///< findings (waivers applied) and outcomes
+  BuildMetrics metrics;                 ///< the figures the rules compared (usable specs)
   std::vector<TextPosition> positions;  ///< position of each finding's path, by index
   std::vector<Waiver> waivers;
   std::vector<Waiver> unused_waivers;  ///< waivers that matched no finding

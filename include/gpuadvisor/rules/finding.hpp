@@ -16,6 +16,9 @@ struct Quantity {
   std::string text;
 };
 
+/// 1600 -> "1,600", (2.5, 1) -> "2.5": numbers as findings and reports show them.
+[[nodiscard]] std::string group_digits(double v, int decimals = 0);
+
 /// One problem (or note) a rule found in a build.
 struct Finding {
   std::string rule;  ///< "PWR002"

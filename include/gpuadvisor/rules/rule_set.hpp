@@ -3,12 +3,12 @@
 /// they use (data/rules.json, embedded; `--rules FILE` layers over it; a named
 /// policy such as `standard` or `conservative` overrides some values).
 /// docs/rules.md describes every rule and the sources of its thresholds.
-#include "gpuadvisor/core/expected.hpp"
 #include <map>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "gpuadvisor/core/expected.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -141,8 +141,8 @@ struct RulesText {
 
 /// The embedded data/rules.json plus the file `rules_file` (if not empty),
 /// with `policy` applied. Reads the file; all problems are returned.
-[[nodiscard]] gpuadvisor::expected<RuleSet, Diagnostics> load_rule_set(const std::string& rules_file,
-                                                                std::string_view policy);
+[[nodiscard]] gpuadvisor::expected<RuleSet, Diagnostics> load_rule_set(
+    const std::string& rules_file, std::string_view policy);
 
 /// The embedded rules with their default policy (parsed once; the build's
 /// tests validate the embedded file, so a failure here throws).

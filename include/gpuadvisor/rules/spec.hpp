@@ -4,11 +4,11 @@
 /// ids against the catalog, reads inline parts with the catalog's own part
 /// readers, resolves the workloads, and reports every problem with its JSON
 /// path; a spec with any problem is unusable as a whole.
-#include "gpuadvisor/core/expected.hpp"
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "gpuadvisor/core/expected.hpp"
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
@@ -42,8 +42,8 @@ struct BuildSpec {
 /// Parses spec text. `file` names the spec in messages. Part ids are looked
 /// up in `cat`; framework ids and waived rule ids in `rs`.
 [[nodiscard]] gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
-                                                               const std::string& file,
-                                                               const catalog::Catalog& cat,
-                                                               const RuleSet& rs);
+                                                                      const std::string& file,
+                                                                      const catalog::Catalog& cat,
+                                                                      const RuleSet& rs);
 
 }  // namespace gpuadvisor::rules

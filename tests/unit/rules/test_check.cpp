@@ -63,6 +63,23 @@ TEST_CASE("waivers mark findings, keep them, and unused waivers are listed", "[r
   }
 }
 
+TEST_CASE("the result carries the figures the rules compared", "[rules][check]") {
+  const SpecResult r = check(kFourGpus);
+  const BuildMetrics& m = r.metrics;
+  CHECK(m.gpus == 4);
+  CHECK(m.psu_capacity_w == 1600);
+  CHECK(m.required_psu_w == 3200);
+  CHECK(m.circuit_capacity_w == Approx(2944));
+  CHECK(m.peak_draw_w > 2000);
+  CHECK(m.wall_draw_w == Approx(m.peak_draw_w / 0.90));
+  CHECK(m.heat_w == m.wall_draw_w);
+  CHECK(m.total_vram_gb == 96);
+  CHECK(m.ram_gb == 512);
+  CHECK(m.storage_gb == 8000);
+  CHECK(m.lanes_needed == 40);
+  CHECK(m.lanes_available == 128);
+}
+
 TEST_CASE("each finding is located at its JSON path in the spec text", "[rules][check]") {
   const SpecResult r = check(kFourGpus);
   REQUIRE(r.positions.size() == r.evaluation.findings.size());
