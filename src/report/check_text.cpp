@@ -58,6 +58,34 @@ void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
   if (f.waived) out += "  waived: " + wrap_text(f.waiver_reason, kWidth, 10, 10) + "\n";
 }
 
+/// The figures the rules compared, wrapped between figures (never inside one).
+std::string metrics_text(const rules::BuildMetrics& m) {
+  const auto w = [](double v) { return rules::group_digits(v) + " W"; };
+  std::vector<std::string> parts = {
+      fmt::format("peak draw {}", w(m.peak_draw_w)),
+      fmt::format("PSUs {} (rules ask {})", w(m.psu_capacity_w), w(m.required_psu_w))};
+  if (m.circuit_capacity_w > 0) {
+    parts.push_back(fmt::format("wall {} of {}", w(m.wall_draw_w), w(m.circuit_capacity_w)));
+  }
+  parts.push_back(fmt::format("heat {}", w(m.heat_w)));
+  parts.push_back(fmt::format("cooling {}", w(m.cooling_capacity_w)));
+  std::string out = "  ";
+  std::size_t col = 2;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string piece = parts[i] + (i + 1 < parts.size() ? "," : "");
+    if (i > 0 && col + 1 + piece.size() > kWidth) {
+      out += "\n    ";
+      col = 4;
+    } else if (i > 0) {
+      out += ' ';
+      ++col;
+    }
+    out += piece;
+    col += piece.size();
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 bool CheckReport::passed() const {
@@ -114,17 +142,7 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
       out += fmt::format("{}: {}: the waiver of {} ({}) matches no finding; remove it\n", s.file,
                          st.note("note"), w.rule, w.path);
     }
-    const auto& m = s.metrics;
-    std::string power = fmt::format(
-        "peak draw {} W, PSUs {} W (rules ask {} W)", rules::group_digits(m.peak_draw_w),
-        rules::group_digits(m.psu_capacity_w), rules::group_digits(m.required_psu_w));
-    if (m.circuit_capacity_w > 0) {
-      power += fmt::format(", wall {} W of {} W", rules::group_digits(m.wall_draw_w),
-                           rules::group_digits(m.circuit_capacity_w));
-    }
-    power += fmt::format(", heat {} W, cooling {} W", rules::group_digits(m.heat_w),
-                         rules::group_digits(m.cooling_capacity_w));
-    out += "  " + wrap_text(power, kWidth, 2, 4) + "\n";
+    out += metrics_text(s.metrics);
     const auto c = s.counts();
     int checked = 0;
     int clean = 0;
@@ -143,7 +161,7 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
     if (c.notes > 0) parts.push_back(plural(c.notes, "note"));
     const bool fail = s.failed(r.strict);
     const std::string verdict = fail ? st.error("FAILED") : st.ok("passed");
-    out += fmt::format("{}: {} \"{}\": {}{} of {} checked rules clean ({} policy{})\n", s.file,
+    out += fmt::format("{}: {} \"{}\"\n  {}{} of {} checked rules clean ({} policy{})\n", s.file,
                        verdict, s.name,
                        parts.empty() ? "" : fmt::format("{}; ", fmt::join(parts, ", ")), clean,
                        checked, rs.policy, r.strict ? ", strict" : "");
