@@ -46,7 +46,7 @@ std::string_view family(std::string_view id) {
 }  // namespace
 
 void sw001(RuleContext& c) {
-  if (c.b.architecture == nullptr) return c.not_applicable("no GPUs");
+  if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
   const auto& s = c.b.software;
   if (s.cuda.empty() && s.rocm.empty()) return c.not_applicable("no CUDA or ROCm version stated");
   const auto& a = *c.b.architecture;
@@ -70,7 +70,7 @@ void sw001(RuleContext& c) {
 }
 
 void sw002(RuleContext& c) {
-  if (c.b.architecture == nullptr) return c.not_applicable("no GPUs");
+  if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
   const auto& a = *c.b.architecture;
   const std::string& v = declared(c.b);
   const std::string stack = stack_name(a.stack);
@@ -95,7 +95,7 @@ void sw002(RuleContext& c) {
 void sw003(RuleContext& c) {
   const auto& s = c.b.software;
   if (s.framework.empty()) return c.not_applicable("no framework stated");
-  if (c.b.architecture == nullptr) return c.not_applicable("no GPUs");
+  if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
   const auto& a = *c.b.architecture;
   const std::string stack = stack_name(a.stack);
   const FrameworkSupport* fw = c.rs.framework(s.framework);
