@@ -28,8 +28,6 @@ std::string usd(double v) { return format_usd(v); }
 
 std::string watts(double w) { return fmt::format("{} W", format_usd(w).substr(1)); }
 
-std::string gib(double bytes) { return fmt::format("{:.1f}", bytes / kGiB); }
-
 /// Cuts UTF-8 text to `width` code points, marking the cut with "...".
 std::string truncated(const std::string& s, std::size_t width) {
   if (display_width(s) <= width) return s;
@@ -212,7 +210,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   const auto& m = b.memory;
   std::vector<std::string> terms;
   auto term = [&](std::string_view name, double v) {
-    if (v >= 0.05 * kGiB) terms.push_back(fmt::format("{} {}", name, gib(v)));
+    if (v >= 0.05 * kGiB) terms.push_back(fmt::format("{} {}", name, format_bytes(v)));
   };
   term("weights", m.weights);
   term("master", m.master_weights);
@@ -222,8 +220,8 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   term("logits", m.logits);
   term("KV cache", m.kv_cache);
   term("overhead", m.overhead);
-  out += detail("memory", fmt::format("{} of {} GiB per GPU: {} GiB", gib(m.total),
-                                      gib(b.available_bytes), fmt::join(terms, ", ")));
+  out += detail("memory", fmt::format("{} per GPU of {}: {}", format_bytes(m.total),
+                                      format_bytes(b.available_bytes), fmt::join(terms, ", ")));
   if (!b.changes.empty()) out += detail("changes", fmt::format("{}", fmt::join(b.changes, "; ")));
   const auto& k = b.compute;
   const bool cnn = b.plan->workload.arch.kind == catalog::ModelKind::cnn;

@@ -94,7 +94,8 @@ std::vector<std::string> tips_for(const RecommendedBuild& b, const GpuPlan& plan
   const auto& w = plan.workload;
   const auto& g = *b.candidate.choice.gpu;
   const int n = b.candidate.choice.gpus;
-  for (const auto& ch : plan.changes) {
+  const bool fits = (plan.violations & bit(Rule::VRAM001)) == 0;
+  for (const auto& ch : fits ? plan.changes : std::vector<std::string>{}) {
     if (ch.starts_with("enable gradient checkpointing")) {
       tips.push_back(
           "gradient checkpointing (activation recomputation) is on so that the job fits: "
@@ -355,29 +356,55 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
         "every rule costs {}",
         budget, usd(to_usd(cheapest->price)));
   } else {
-    // No build passes the rules at any price: the cheapest that breaks one.
+    // No build passes the rules at any price.
+    bool any_gpu = false, any_fit = false;
+    const int max_n = max_gpu_count(cat, req.constraints);
+    // The (GPU, count) closest to holding the workload: least memory needed
+    // per GPU relative to what the GPU has.
+    const catalog::Gpu* closest = nullptr;
+    int closest_n = 0;
+    double closest_ratio = 0;
+    for (const auto& g : cat.gpus) {
+      if (!allowed(g, req.constraints)) continue;
+      any_gpu = true;
+      for (int n = 1; n <= max_n; ++n) {
+        if (req.constraints.gpus > 0 && n != req.constraints.gpus) continue;
+        const GpuPlan& plan = ctx.plan(g, n);
+        if ((plan.violations & bit(Rule::VRAM001)) == 0) any_fit = true;
+        const double ratio =
+            workload::memory_per_gpu(plan.workload, g, n).total / workload::available_bytes(g);
+        if (closest == nullptr || ratio < closest_ratio) {
+          closest = &g;
+          closest_n = n;
+          closest_ratio = ratio;
+        }
+      }
+    }
+    // The nearest build: the cheapest that breaks one rule (when the workload
+    // fits no GPU, the cheapest build of the closest GPU and count).
     std::optional<Candidate> best;
     Rule best_rule = Rule::count;
     std::unique_ptr<Context> best_ctx;
-    for (int i = 0; i < kRuleCount; ++i) {
-      const Rule r = static_cast<Rule>(i);
-      if ((ctx.errors() & bit(r)) == 0) continue;
+    auto try_relaxed = [&](Rule r, const Constraints& cons) {
       auto relaxed = std::make_unique<Context>(cat, rules, out.workload, out.site, data.plan);
       relaxed->relax(bit(r));
-      auto c = Searcher(*relaxed, req.constraints).cheapest();
+      auto c = Searcher(*relaxed, cons).cheapest();
       if (c && (!best || c->price < best->price)) {
         best = c;
         best_rule = r;
         best_ctx = std::move(relaxed);
       }
+    };
+    if (any_gpu && !any_fit && (ctx.errors() & bit(Rule::VRAM001)) != 0) {
+      Constraints only = req.constraints;
+      only.gpu_id = closest->id;
+      only.gpus = closest_n;
+      try_relaxed(Rule::VRAM001, only);
     }
-    bool any_gpu = false, any_fit = false;
-    const int max_n = max_gpu_count(cat, req.constraints);
-    for (const auto& g : cat.gpus) {
-      if (!allowed(g, req.constraints)) continue;
-      any_gpu = true;
-      for (int n = 1; n <= max_n && !any_fit; ++n) {
-        any_fit = (ctx.plan(g, n).violations & bit(Rule::VRAM001)) == 0;
+    if (!best) {
+      for (int i = 0; i < kRuleCount; ++i) {
+        const Rule r = static_cast<Rule>(i);
+        if ((ctx.errors() & bit(r)) != 0) try_relaxed(r, req.constraints);
       }
     }
     if (!any_gpu) {
@@ -387,8 +414,11 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
           "the workload does not fit in the memory of any allowed GPU, even with gradient "
           "checkpointing, micro-batch 1 and ZeRO-3 over up to {} GPUs",
           max_n);
+    } else if (best) {
+      nf.reason = fmt::format("no build passes every rule at any price; the nearest breaks {}",
+                              rule_id(best_rule));
     } else {
-      nf.reason = "no build passes every rule at any price";
+      nf.reason = "no build passes every rule at any price, nor with any one rule relaxed";
     }
     if (best) {
       // Assembled with the context that ignores the broken rule (its plan is
@@ -398,12 +428,6 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
       nf.broken = std::string(rule_id(best_rule));
       const rules::Finding* f = first_error(*nf.nearest);
       nf.broken_message = f != nullptr ? f->message : std::string(rule_id(best_rule));
-      if (any_fit) {
-        nf.reason = fmt::format(
-            "no build passes every rule at any price; the nearest breaks "
-            "{}",
-            rule_id(best_rule));
-      }
     }
   }
   // Workload and constraint changes that would fit the budget.

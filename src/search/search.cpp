@@ -5,6 +5,7 @@
 #include "gpuadvisor/search/search.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <queue>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/catalog/serialize.hpp"
+#include "key.hpp"
 
 namespace gpuadvisor::search {
 
@@ -60,6 +62,7 @@ bool ranks_before(const Candidate& a, const Candidate& b, Objective o) {
 }
 
 bool allowed(const catalog::Gpu& g, const Constraints& c) {
+  if (!c.gpu_id.empty() && g.id != c.gpu_id) return false;
   if (!c.vendor.empty() && g.vendor != c.vendor) return false;
   if (!c.allow_used && g.condition == catalog::Condition::used) return false;
   return true;
@@ -114,32 +117,33 @@ std::vector<const T*> unique_parts(const std::vector<T>& parts, KeyFn key) {
   return out;
 }
 
+using detail::Key;
+
 std::string cpu_key(const Cpu& c) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}", c.socket, c.family, c.cores, c.pcie_lanes,
-                     c.memory_type, c.tdp_w, c.vendor);
+  return Key()(c.socket, c.family, c.cores, c.pcie_lanes, c.memory_type, c.tdp_w, c.vendor).str();
 }
 std::string memory_key(const MemoryKit& m) {
-  return fmt::format("{}|{}|{}|{}|{}", m.type, m.registered, m.modules, m.capacity_gb, m.power_w);
+  return Key()(m.type, m.registered, m.modules, m.capacity_gb, m.power_w).str();
 }
 std::string storage_key(const Storage& s) {
-  return fmt::format("{}|{}|{}", catalog::to_string(s.type), s.capacity_tb, s.power_w);
+  return Key()(static_cast<int>(s.type), s.capacity_tb, s.power_w).str();
 }
 std::string psu_key(const Psu& p) {
-  return fmt::format("{}|{}|{}|{}|{}|{}", p.form, p.watts_230v, p.watts_115v, p.efficiency,
-                     p.pcie_8pin, p.connectors_12vhpwr);
+  return Key()(p.form, p.watts_230v, p.watts_115v, p.efficiency, p.pcie_8pin, p.connectors_12vhpwr)
+      .str();
 }
 std::string cooling_key(const Cooling& c) {
-  return fmt::format("{}|{}|{}|{}", catalog::to_string(c.type), c.capacity_w, c.power_w, c.form);
+  return Key()(static_cast<int>(c.type), c.capacity_w, c.power_w, c.form).str();
 }
 std::string platform_key(const Platform& p) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
-                     catalog::to_string(p.kind), p.socket, fmt::join(p.cpu_families, ","),
-                     p.cpu_sockets, fmt::join(p.gpu_form_factors, ","), p.baseboard, p.max_gpus,
-                     p.max_gpu_slot_width, p.max_gpu_length_mm, p.gpu_pcie_lanes, p.memory_slots,
-                     p.memory_type, p.registered_memory, p.max_memory_gb, p.nvme_slots,
-                     p.drive_bays, p.psu_form, p.psu_bays, p.max_psu_w, p.base_power_w,
-                     p.included_cooling_w, p.included_psu ? p.included_psu->id : "",
-                     p.included_psu ? p.included_psu->count : 0);
+  return Key()(static_cast<int>(p.kind), p.socket, p.cpu_families, p.cpu_sockets,
+               p.gpu_form_factors, p.baseboard, p.max_gpus, p.max_gpu_slot_width,
+               p.max_gpu_length_mm, p.gpu_pcie_lanes, p.memory_slots, p.memory_type,
+               p.registered_memory, p.max_memory_gb, p.nvme_slots, p.drive_bays, p.psu_form,
+               p.psu_bays, p.max_psu_w, p.base_power_w, p.included_cooling_w,
+               p.included_psu ? p.included_psu->id : std::string(),
+               p.included_psu ? p.included_psu->count : 0)
+      .str();
 }
 
 bool contains(const std::vector<std::string>& v, std::string_view s) {
@@ -223,7 +227,9 @@ struct PlatInfo {
   int included_count = 0;
   std::vector<StoOpt> storage;  ///< Pareto front (price, power, NVMe drives)
   const std::vector<CoolOpt>* cooling = nullptr;
-  Cents min_cooling = 0;  ///< lower bound of the cooling part's price
+  Cents min_cooling = 0;        ///< lower bound of the cooling part's price
+  Cents min_memory = 0;         ///< cheapest memory for MEM001 alone
+  std::array<bool, 3> takes{};  ///< GPU form factors it takes: pcie, sxm, oam
 };
 
 /// The cheapest completion of a (GPU, count) group: every part but the GPUs.
@@ -267,6 +273,10 @@ struct Searcher::Impl {
   int max_n = 1;
 
   std::vector<const Gpu*> gpus;
+  std::vector<std::string> plan_keys;            ///< plan_key() of each GPU (plans)
+  std::vector<int> gpu_sku;                      ///< id of each GPU's gpu_key() (completions)
+  std::vector<int> gpu_fit;                      ///< id of what PLAT001-PLAT003 read of each GPU
+  std::vector<std::vector<Cents>> lower_bounds;  ///< [gpu_fit][count]: platform part
   std::vector<const Cpu*> cpus;
   std::vector<const MemoryKit*> mems;
   std::vector<const Storage*> stos;
@@ -274,16 +284,30 @@ struct Searcher::Impl {
   std::vector<PlatInfo> plats;
   std::vector<CoolOpt> cooling_tower, cooling_rack;
   std::unordered_map<std::string, PsuTable> psu_tables;
-  std::unordered_map<std::string, Completion> completions;
+  // Options per category depend on a few platform fields only: memoized by them.
+  std::unordered_map<std::string, std::vector<MemOpt>> memory_cache;
+  std::unordered_map<std::string, std::vector<CpuOpt>> cpu_cache;
+  std::unordered_map<std::string, std::vector<StoOpt>> storage_cache;
+  std::unordered_map<std::int64_t, Completion> completions;  ///< by SKU id and count
   std::unordered_map<int, std::vector<std::pair<Cents, std::size_t>>> order;  ///< per count
   SearchStats stats;
 
   Impl(const Context& c, const Constraints& k) : ctx(c), cons(k), p(c.params()), err(c.errors()) {
     const auto& cat = ctx.catalog();
     max_n = max_gpu_count(cat, cons);
+    std::unordered_map<std::string, int> skus, fits;
     for (const auto& g : cat.gpus) {
-      if (allowed(g, cons)) gpus.push_back(&g);
+      if (!allowed(g, cons)) continue;
+      gpus.push_back(&g);
+      std::string key = gpu_key(g);
+      plan_keys.push_back(Key()(key, static_cast<int>(g.condition)).str());
+      gpu_sku.push_back(
+          skus.try_emplace(std::move(key), static_cast<int>(skus.size())).first->second);
+      const std::string fit =
+          Key()(static_cast<int>(g.form_factor), g.baseboard, g.slot_width, g.length_mm).str();
+      gpu_fit.push_back(fits.try_emplace(fit, static_cast<int>(fits.size())).first->second);
     }
+    lower_bounds.assign(fits.size(), std::vector<Cents>(static_cast<std::size_t>(max_n) + 1, -1));
     cpus = unique_parts(cat.cpus, cpu_key);
     mems = unique_parts(cat.memory, memory_key);
     stos = unique_parts(cat.storage, storage_key);
@@ -301,7 +325,11 @@ struct Searcher::Impl {
         info.included_count = pl->included_psu->count;
         if (info.included == nullptr) continue;  // dangling: the loader rejects these
       }
-      info.storage = storage_options(*pl);
+      info.storage = storage_for(*pl);
+      info.takes = {contains(pl->gpu_form_factors, "pcie"), contains(pl->gpu_form_factors, "sxm"),
+                    contains(pl->gpu_form_factors, "oam")};
+      const auto& mem = memory_for(*pl, 0);
+      info.min_memory = mem.empty() ? kInf : mem.front().price;
       info.cooling = pl->kind == catalog::PlatformKind::rack ? &cooling_rack : &cooling_tower;
       info.min_cooling = 0;
       if (on(Rule::COOL001) && pl->included_cooling_w <= 0) {
@@ -353,6 +381,27 @@ struct Searcher::Impl {
       if (!dominated) out.push_back(o);
     }
     return out;
+  }
+
+  const std::vector<StoOpt>& storage_for(const Platform& pl) {
+    auto [it, inserted] = storage_cache.try_emplace(Key()(pl.nvme_slots, pl.drive_bays).str());
+    if (inserted) it->second = storage_options(pl);
+    return it->second;
+  }
+
+  const std::vector<CpuOpt>& cpu_for(const Platform& pl, int n, int lanes_need) {
+    auto [it, inserted] = cpu_cache.try_emplace(
+        Key()(pl.socket, pl.cpu_families, pl.cpu_sockets, pl.memory_type, n, lanes_need).str());
+    if (inserted) it->second = cpu_options(pl, n, lanes_need);
+    return it->second;
+  }
+
+  const std::vector<MemOpt>& memory_for(const Platform& pl, double vram_need) {
+    auto [it, inserted] = memory_cache.try_emplace(
+        Key()(pl.memory_type, pl.registered_memory, pl.memory_slots, pl.max_memory_gb, vram_need)
+            .str());
+    if (inserted) it->second = memory_options(pl, vram_need);
+    return it->second;
   }
 
   std::vector<StoOpt> storage_options(const Platform& pl) const {
@@ -531,11 +580,11 @@ struct Searcher::Impl {
       const Platform& pl = *info.p;
       if (on(Rule::PLAT001) && n > pl.max_gpus) continue;
       if (on(Rule::CPU001) && pl.gpu_pcie_lanes < p.min_lanes_per_gpu) continue;
-      Cents lb = info.price + info.min_cooling;
-      const auto c = cpu_options(pl, n, n * p.min_lanes_per_gpu);
-      const auto m = memory_options(pl, 0);
-      if (c.empty() || m.empty() || info.storage.empty() || info.min_cooling >= kInf) continue;
-      lb += c.front().price + m.front().price + info.storage.front().price;
+      if (info.min_memory >= kInf || info.storage.empty() || info.min_cooling >= kInf) continue;
+      const auto& c = cpu_for(pl, n, n * p.min_lanes_per_gpu);
+      if (c.empty()) continue;
+      const Cents lb = info.price + info.min_cooling + info.min_memory +
+                       info.storage.front().price + c.front().price;
       const Cents psu = cheapest_psu(psu_table(info, nullptr, n), psu_need(n, 0));
       if (psu >= kInf) continue;
       v.emplace_back(lb + psu, i);
@@ -546,15 +595,16 @@ struct Searcher::Impl {
     return order.emplace(n, std::move(v)).first->second;
   }
 
-  [[nodiscard]] bool holds(const Platform& pl, const Gpu& g, int n) const {
+  [[nodiscard]] bool holds(const PlatInfo& info, const Gpu& g, int n) const {
+    const Platform& pl = *info.p;
     if (on(Rule::PLAT001) && n > pl.max_gpus) return false;
     const bool pcie = g.form_factor == catalog::GpuFormFactor::pcie;
-    if (on(Rule::PLAT002) && pcie && contains(pl.gpu_form_factors, "pcie")) {
+    if (on(Rule::PLAT002) && pcie && info.takes[0]) {
       if (n * g.slot_width > pl.max_gpus * pl.max_gpu_slot_width) return false;
       if (pl.max_gpu_length_mm > 0 && g.length_mm > pl.max_gpu_length_mm) return false;
     }
     if (on(Rule::PLAT003)) {
-      if (!contains(pl.gpu_form_factors, catalog::to_string(g.form_factor))) return false;
+      if (!info.takes[static_cast<std::size_t>(g.form_factor)]) return false;
       if (!pcie && g.baseboard != pl.baseboard) return false;
     }
     return true;
@@ -567,7 +617,7 @@ struct Searcher::Impl {
   void complete(const PlatInfo& info, const Gpu& g, int n, Completion& best) {
     ++stats.platforms;
     const Platform& pl = *info.p;
-    const auto mem = memory_options(pl, g.memory_gb * n * p.ram_per_vram);
+    const auto& mem = memory_for(pl, g.memory_gb * n * p.ram_per_vram);
     if (mem.empty() || info.storage.empty()) return;
     const PsuTable& psu = psu_table(info, &g, n);
     if (psu.empty()) return;
@@ -582,17 +632,17 @@ struct Searcher::Impl {
       const StoOpt* sto;
     };
     // CPU fronts per lane need (the NVMe drives take lanes too: CPU001).
-    std::vector<std::pair<int, std::vector<CpuOpt>>> cpu_fronts;
+    std::vector<std::pair<int, const std::vector<CpuOpt>*>> cpu_fronts;
     std::vector<Rest> rest;
     for (const StoOpt& s : info.storage) {
       const int lanes = n * p.min_lanes_per_gpu + s.nvme * p.lanes_per_nvme;
       auto f = std::find_if(cpu_fronts.begin(), cpu_fronts.end(),
                             [&](const auto& x) { return x.first == lanes; });
       if (f == cpu_fronts.end()) {
-        cpu_fronts.emplace_back(lanes, cpu_options(pl, n, lanes));
+        cpu_fronts.emplace_back(lanes, &cpu_for(pl, n, lanes));
         f = cpu_fronts.end() - 1;
       }
-      for (const CpuOpt& c : f->second) {
+      for (const CpuOpt& c : *f->second) {
         for (const MemOpt& m : mem) {
           double draw = 0;
           draw += gpu_item;
@@ -604,7 +654,6 @@ struct Searcher::Impl {
         }
       }
     }
-    // cpu_fronts must not reallocate from here on: Rest points into it.
     rest = [&] {
       std::sort(rest.begin(), rest.end(), [](const Rest& a, const Rest& b) {
         return a.price != b.price ? a.price < b.price : a.draw < b.draw;
@@ -675,26 +724,36 @@ struct Searcher::Impl {
 
   /// The cheapest completion of n GPUs of g over all platforms (memoized by
   /// the GPU's specifications: listings of one SKU share it).
-  const Completion& completion(const Gpu& g, int n) {
-    const std::string key = fmt::format("{}#{}", gpu_key(g), n);
-    Completion& best = completions[key];
+  const Completion& completion(std::size_t i, int n) {
+    const Gpu& g = *gpus[i];
+    Completion& best = completions[static_cast<std::int64_t>(gpu_sku[i]) * 4096 + n];
     if (best.done) return best;
     best.done = true;
     ++stats.completed;
-    for (const auto& [lb, i] : platform_order(n)) {
+    for (const auto& [lb, at] : platform_order(n)) {
       if (lb >= best.price) break;
-      if (!holds(*plats[i].p, g, n)) continue;
-      complete(plats[i], g, n, best);
+      if (!holds(plats[at], g, n)) continue;
+      complete(plats[at], g, n, best);
     }
     return best;
   }
 
-  /// Lower bound of the price of n GPUs of g, or kInf.
-  Cents lower_bound(const Gpu& g, int n) {
-    for (const auto& [lb, i] : platform_order(n)) {
-      if (holds(*plats[i].p, g, n)) return n * to_cents(g.price.usd) + lb;
+  /// Lower bound of the price of n GPUs of gpus[i], or kInf: the GPUs plus
+  /// the first platform (by its own bound) that holds them. Memoized by what
+  /// the platform rules read of the GPU.
+  Cents lower_bound(std::size_t i, int n) {
+    const Gpu& g = *gpus[i];
+    Cents& memo = lower_bounds[static_cast<std::size_t>(gpu_fit[i])][static_cast<std::size_t>(n)];
+    if (memo < 0) {
+      memo = kInf;
+      for (const auto& [lb, at] : platform_order(n)) {
+        if (holds(plats[at], g, n)) {
+          memo = lb;
+          break;
+        }
+      }
     }
-    return kInf;
+    return memo >= kInf ? kInf : n * to_cents(g.price.usd) + memo;
   }
 
   // --- Best-first over groups ------------------------------------------------
@@ -707,10 +766,11 @@ struct Searcher::Impl {
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       const Gpu& g = *gpus[i];
       for (int n = 1; n <= max_n; ++n) {
-        const GpuPlan& plan = ctx.plan(g, n);
-        if ((plan.violations & err) != 0) continue;
-        const Cents lb = lower_bound(g, n);
+        if (cons.gpus > 0 && n != cons.gpus) continue;
+        const Cents lb = lower_bound(i, n);
         if (lb > budget) continue;
+        const GpuPlan& plan = ctx.plan(g, n, plan_keys[i]);
+        if ((plan.violations & err) != 0) continue;
         Entry e;
         e.c.choice.gpu = &g;
         e.c.choice.gpus = n;
@@ -731,7 +791,7 @@ struct Searcher::Impl {
       }
       const Gpu& g = *e.c.choice.gpu;
       const int n = e.c.choice.gpus;
-      const Completion& comp = completion(g, n);
+      const Completion& comp = completion(e.gpu, n);
       if (comp.price >= kInf) continue;
       const Cents total = n * to_cents(g.price.usd) + comp.price;
       if (total > budget) continue;

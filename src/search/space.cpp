@@ -11,6 +11,7 @@
 
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/rules/engine.hpp"
+#include "key.hpp"
 
 namespace gpuadvisor::search {
 
@@ -88,7 +89,15 @@ void adapt(GpuPlan& plan, const catalog::Gpu& g, int gpus) {
       }
     }
   }
-  // Nothing fits: the plan keeps the workload as given (VRAM001 fails).
+  // Nothing fits: the plan keeps every change (VRAM001 fails, and says by how
+  // much even with them).
+  if (!changes.empty()) {
+    if (trial.sharding != w.sharding) {
+      changes.push_back(fmt::format("shard with ZeRO-3/FSDP over the {} GPUs", gpus));
+    }
+    w = trial;
+    plan.changes = changes;
+  }
 }
 
 }  // namespace
@@ -123,13 +132,14 @@ Cents price(const Choice& c) {
 }
 
 std::string gpu_key(const catalog::Gpu& g) {
-  return fmt::format(
-      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", g.vendor,
-      g.architecture, catalog::to_string(g.market), g.memory_gb, g.memory_type,
-      g.memory_bandwidth_gbs, g.tensor_tflops_16bit, g.tensor_tflops_fp8, g.fp32_tflops,
-      g.tf32_tflops, g.power_w, catalog::to_string(g.form_factor), g.slot_width, g.length_mm,
-      g.baseboard, g.interconnect.type, g.interconnect.bandwidth_gbs, g.interconnect.peer_to_peer,
-      g.pcie_gen, g.pcie_lanes, g.power_connector, g.power_connector_count, g.passive_cooling);
+  return detail::Key()(g.vendor, g.architecture, static_cast<int>(g.market), g.memory_gb,
+                       g.memory_type, g.memory_bandwidth_gbs, g.tensor_tflops_16bit,
+                       g.tensor_tflops_fp8, g.fp32_tflops, g.tf32_tflops, g.power_w,
+                       static_cast<int>(g.form_factor), g.slot_width, g.length_mm, g.baseboard,
+                       g.interconnect.type, g.interconnect.bandwidth_gbs,
+                       g.interconnect.peer_to_peer, g.pcie_gen, g.pcie_lanes, g.power_connector,
+                       g.power_connector_count, g.passive_cooling)
+      .str();
 }
 
 Context::Context(const catalog::Catalog& catalog, const rules::RuleSet& rules,
@@ -167,9 +177,16 @@ const catalog::Psu* Context::included_psu(const catalog::Platform& p) const {
   return p.included_psu ? catalog_->psu(p.included_psu->id) : nullptr;
 }
 
+std::string plan_key(const catalog::Gpu& g) {
+  return detail::Key()(gpu_key(g), static_cast<int>(g.condition)).str();
+}
+
 const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus) const {
-  const std::string key =
-      fmt::format("{}#{}#{}", gpu_key(gpu), catalog::to_string(gpu.condition), gpus);
+  return plan(gpu, gpus, plan_key(gpu));
+}
+
+const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus, const std::string& k) const {
+  auto key = std::make_pair(k, gpus);
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
   auto plan = std::make_unique<GpuPlan>();
@@ -187,7 +204,7 @@ const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus) const {
     if (r && f.severity != rules::Severity::info && !f.waived) plan->violations |= bit(*r);
   }
   plan->compute = workload::compute(plan->workload, gpu, gpus);
-  return *plans_.emplace(key, std::move(plan)).first->second;
+  return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 
 double peak_draw_w(const Choice& c) {

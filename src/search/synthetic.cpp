@@ -115,7 +115,7 @@ void vary(Rng& rng, MemoryKit& m) {
   const double module_gb =
       m.registered ? kRdimmGb[rng.below(kRdimmGb.size())] : kUdimmGb[rng.below(kUdimmGb.size())];
   m.capacity_gb = m.modules * module_gb;
-  m.power_w = round_to(w_per_module * m.modules * rng.uniform(0.9, 1.1), 0.5);
+  m.power_w = round_to(w_per_module * m.modules, 0.5);  // a kit's draw follows its modules
   // Larger modules cost more per GB.
   m.price.usd =
       round_to(per_gb * m.capacity_gb * (module_gb >= 96 ? 1.25 : 1.0) * rng.uniform(0.9, 1.15), 1);
@@ -186,16 +186,16 @@ void generate(Rng& rng, const std::vector<T>& templates, std::size_t count, std:
     T part;
     if (rng.chance(0.2)) {
       part = pick(rng, templates);
+      part.notes.clear();  // the template's notes describe the template
       vary(rng, part);
       part.id = fmt::format("{}-v{}", part.id, serial);
-      part.name = fmt::format("{} (variant {})", part.name, serial);
       skus.push_back(out.size());
     } else {
       part = out[pick(rng, skus)];
+      part.notes.clear();
       part.price.usd = listing_price(rng, part.price.usd);
       part.id = fmt::format("{}-l{}", part.id.substr(0, std::min<std::size_t>(part.id.size(), 40)),
                             serial);
-      part.name = fmt::format("{} (listing {})", part.name, serial);
       if constexpr (std::is_same_v<T, Gpu>) {
         if (used_listings && part.condition == Condition::new_ && rng.chance(0.25)) {
           part.condition = Condition::used;
@@ -242,7 +242,7 @@ std::string catalog_document(const Catalog& c) {
   ojson doc;
   doc["schema_version"] = c.schema_version;
   for (auto key : kCategories) doc[std::string(key)] = category_to_json(c, key);
-  return doc.dump(1) + "\n";
+  return doc.dump() + "\n";
 }
 
 }  // namespace gpuadvisor::search

@@ -32,7 +32,9 @@ struct Constraints {
   bool allow_used = false;                    ///< used GPU listings
   std::optional<catalog::PlatformKind> kind;  ///< tower or rack; nullopt for any
   Objective objective = Objective::time;
-  int top = 3;  ///< builds wanted (one per GPU model and count)
+  int top = 3;         ///< builds wanted (one per GPU model and count)
+  std::string gpu_id;  ///< only this GPU (empty: any)
+  int gpus = 0;        ///< exactly this many GPUs (0: any up to max_gpu_count)
 };
 
 /// A ranked build: one per (GPU model, GPU count), the cheapest that passes
@@ -51,7 +53,7 @@ struct Candidate {
 /// GPU id, then GPU count: a total order on groups).
 [[nodiscard]] bool ranks_before(const Candidate& a, const Candidate& b, Objective o);
 
-/// True when the GPU passes the user's constraints (vendor, condition).
+/// True when the GPU passes the user's constraints (vendor, condition, id).
 [[nodiscard]] bool allowed(const catalog::Gpu& g, const Constraints& c);
 /// Platforms the constraints allow (kind).
 [[nodiscard]] bool allowed(const catalog::Platform& p, const Constraints& c);

@@ -146,6 +146,9 @@ class Context {
 
   /// The GPU's plan at `gpus` GPUs (memoized by the GPU's specifications).
   [[nodiscard]] const GpuPlan& plan(const catalog::Gpu& gpu, int gpus) const;
+  /// The same with the GPU's plan_key() computed by the caller.
+  [[nodiscard]] const GpuPlan& plan(const catalog::Gpu& gpu, int gpus,
+                                    const std::string& key) const;
   /// The platform's included PSU, if it has one and the catalog holds it.
   [[nodiscard]] const catalog::Psu* included_psu(const catalog::Platform& p) const;
 
@@ -162,7 +165,7 @@ class Context {
   bool storage_applies_ = false;
   double lowest_efficiency_ = 1;
   rules::RuleSet gpu_rules_;  ///< the GPU-only rules, evaluated by the engine
-  mutable std::map<std::string, std::unique_ptr<GpuPlan>> plans_;
+  mutable std::map<std::pair<std::string, int>, std::unique_ptr<GpuPlan>> plans_;
 };
 
 /// Draw of the parts, W, summed in the order rules::power_items() uses, so
@@ -185,5 +188,6 @@ class Context {
 /// GPUs with equal keys need the same parts around them. The plan's key adds
 /// the condition (RISK001).
 [[nodiscard]] std::string gpu_key(const catalog::Gpu& g);
+[[nodiscard]] std::string plan_key(const catalog::Gpu& g);
 
 }  // namespace gpuadvisor::search

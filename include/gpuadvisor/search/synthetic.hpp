@@ -53,8 +53,9 @@ struct SyntheticOptions {
 /// Number of hardware parts (gpus, cpus, platforms, memory, storage, psus, cooling).
 [[nodiscard]] std::size_t hardware_parts(const catalog::Catalog& c);
 
-/// The whole catalog as a JSON document in the data/catalog.json format, which
-/// parse_catalog() accepts as a base catalog.
+/// The whole catalog as a compact JSON document in the data/catalog.json
+/// format, which parse_catalog() accepts as a base catalog (100k parts are
+/// about 55 MB, within the 64 MiB input limit).
 [[nodiscard]] std::string catalog_document(const catalog::Catalog& c);
 
 }  // namespace gpuadvisor::search

@@ -43,6 +43,7 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
   for (const auto& g : cat.gpus) {
     if (!allowed(g, cons)) continue;
     for (int n = 1; n <= max_n; ++n) {
+      if (cons.gpus > 0 && n != cons.gpus) continue;
       const GpuPlan& plan = ctx.plan(g, n);
       if ((plan.violations & errors) != 0) continue;
       Choice c;

@@ -1,0 +1,16 @@
+# `recommend`: JSON output against data/schema/recommend.schema.json (whose
+# builds[].spec refers to spec.schema.json), for builds found (exit 0) and for
+# nothing fits (exit 1, with the nearest build and the alternatives).
+# Included from tests/CMakeLists.txt (gpuadvisor_schema_test, VALIDATE, SCHEMAS).
+
+gpuadvisor_schema_test(recommend_readme recommend.schema.json 0
+  recommend --budget 20000 --model-size 7B --format json)
+gpuadvisor_schema_test(recommend_cost_qlora recommend.schema.json 0
+  recommend --budget 8k --model llama-3-8b --task qlora --objective cost --top 5 --format json)
+gpuadvisor_schema_test(recommend_rack_pretrain recommend.schema.json 0
+  recommend --budget 400k --model-size 13B --task pretrain --form-factor rack
+  --objective perf-per-dollar --circuit 20000 --voltage 230 --allow-used --format json)
+gpuadvisor_schema_test(recommend_over_budget recommend.schema.json 1
+  recommend --budget 20000 --model-size 7B --task pretrain --format json)
+gpuadvisor_schema_test(recommend_no_build recommend.schema.json 1
+  recommend --budget 50000 --model-size 1T --task finetune --format json)
