@@ -73,9 +73,13 @@ std::optional<std::string> choice(const std::optional<std::string>& text, std::s
   for (auto n : names) {
     if (n == *text) return *text;
   }
+  std::string expected;
+  for (std::size_t i = 0; i < N; ++i) {
+    expected += i == 0 ? "" : (i + 1 == N ? " or " : ", ");
+    expected += names[i];
+  }
   diags.push_back(
-      {std::string(flag), "",
-       fmt::format("unknown value \"{}\"; expected {}", *text, fmt::join(names, ", "))});
+      {std::string(flag), "", fmt::format("unknown value \"{}\"; expected {}", *text, expected)});
   return std::nullopt;
 }
 

@@ -1,0 +1,315 @@
+// `gpuadvisor recommend`: builds within budget whose specs pass `check`,
+// constraints and objectives respected, nothing-fits explanations (exit 1),
+// bad flags (exit 2, exact messages), deterministic output.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpuadvisor/report/table.hpp"
+#include "support/run.hpp"
+
+using gpuadvisor::test::run;
+using nlohmann::json;
+
+namespace {
+
+json recommend_json(std::vector<std::string> args, int expected_exit = 0) {
+  args.insert(args.begin(), "recommend");
+  args.push_back("--format");
+  args.push_back("json");
+  auto r = run(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == expected_exit);
+  return json::parse(r.out);
+}
+
+/// Writes a build's spec to a temporary file and runs `check` on it.
+gpuadvisor::test::RunResult check_spec(const json& spec, const std::vector<std::string>& extra) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("gpuadvisor-recommend-" + std::to_string(::getpid()) + "-" +
+                     spec["name"].get<std::string>() + ".json");
+  {
+    std::ofstream f(path);
+    f << spec.dump(2);
+  }
+  std::vector<std::string> args{"check", path.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run(args);
+  std::filesystem::remove(path);
+  return r;
+}
+
+void require_widths(const std::string& text, std::size_t width) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    INFO(line);
+    CHECK(gpuadvisor::report::display_width(line) <= width);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("recommend --budget 20000 --model-size 7B: ranked in-budget builds that pass check",
+          "[cli][recommend]") {
+  const json j = recommend_json({"--budget", "20000", "--model-size", "7B"});
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["query"]["budget_usd"] == 20000.0);
+  CHECK(j["query"]["objective"] == "time");
+  CHECK(j["query"]["workload"]["task"] == "lora");
+  CHECK(j["no_fit"].is_null());
+  const auto& builds = j["builds"];
+  REQUIRE(builds.size() == 3);
+  double last_hours = 0;
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    const auto& b = builds[i];
+    INFO("build " << i + 1);
+    CHECK(b["rank"] == static_cast<int>(i) + 1);
+    CHECK(b["total_price_usd"].get<double>() <= 20000.0);
+    // The bill of materials adds up to the total.
+    double sum = 0;
+    for (const auto& p : b["parts"]) sum += p["total_price_usd"].get<double>();
+    CHECK(sum == Approx(b["total_price_usd"].get<double>()).margin(0.01));
+    // Ranked by time to train.
+    CHECK(b["performance"]["time_hours"].get<double>() >= last_hours);
+    last_hours = b["performance"]["time_hours"].get<double>();
+    // Power: the PSUs cover what the rules ask.
+    CHECK(b["power"]["psu_capacity_w"].get<double>() >= b["power"]["required_psu_w"].get<double>());
+    // No error findings, and the spec passes check unchanged.
+    for (const auto& f : b["findings"]) CHECK(f["severity"] != "error");
+    const auto c = check_spec(b["spec"], {});
+    INFO(c.out << c.err);
+    CHECK(c.exit_code == 0);
+  }
+  // One build per GPU model and count.
+  CHECK(builds[0]["gpu"] != builds[1]["gpu"]);
+  CHECK(builds[1]["gpu"] != builds[2]["gpu"]);
+}
+
+TEST_CASE("recommend text output: ranked builds in at most 100 columns", "[cli][recommend]") {
+  auto r = run({"recommend", "--budget", "20000", "--model-size", "7B"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK_THAT(r.out, Catch::Contains("#1  ") && Catch::Contains("#2  ") && Catch::Contains("#3  ") &&
+                        Catch::Contains("    power    peak ") && Catch::Contains("    memory   ") &&
+                        Catch::Contains("    speed    ") && Catch::Contains("    energy   ") &&
+                        Catch::Contains("Assumptions:"));
+  CHECK_THAT(r.out, !Catch::Contains("\x1b["));  // no colour when stdout is not a terminal
+  require_widths(r.out, 100);
+}
+
+TEST_CASE("recommend output is deterministic", "[cli][recommend]") {
+  const std::vector<std::string> args{"recommend",   "--budget",        "30k",   "--model",
+                                      "llama-3-8b",  "--task",          "qlora", "--allow-used",
+                                      "--objective", "perf-per-dollar", "--top", "5"};
+  const auto a = run(args);
+  const auto b = run(args);
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.out == b.out);
+  auto ja = args, jb = args;
+  ja.insert(ja.end(), {"--format", "json"});
+  CHECK(run(ja).out == run(ja).out);
+}
+
+TEST_CASE("recommend honours its constraints", "[cli][recommend]") {
+  SECTION("--max-gpus, --form-factor and --vendor") {
+    const json j = recommend_json({"--budget", "400k", "--model-size", "13B", "--task", "pretrain",
+                                   "--form-factor", "rack", "--max-gpus", "4", "--top", "5"});
+    REQUIRE_FALSE(j["builds"].empty());
+    for (const auto& b : j["builds"]) {
+      CHECK(b["gpu"]["count"].get<int>() <= 4);
+      CHECK(b["spec"]["parts"]["platform"]["id"] != "wrx90e-tower");
+    }
+    const json amd = recommend_json(
+        {"--budget", "400k", "--model-size", "70B", "--vendor", "amd", "--top", "5"});
+    REQUIRE_FALSE(amd["builds"].empty());
+    for (const auto& b : amd["builds"]) CHECK(b["gpu"]["id"] == "mi300x");
+  }
+  SECTION("used GPUs only with --allow-used") {
+    const auto has_used = [](const json& j) {
+      for (const auto& b : j["builds"]) {
+        if (b["gpu"]["id"].get<std::string>().ends_with("-used")) return true;
+      }
+      return false;
+    };
+    CHECK_FALSE(has_used(recommend_json({"--budget", "6000", "--model-size", "7B", "--task",
+                                         "qlora", "--objective", "cost", "--top", "10"})));
+    CHECK(has_used(recommend_json({"--budget", "6000", "--model-size", "7B", "--task", "qlora",
+                                   "--objective", "cost", "--top", "10", "--allow-used"})));
+  }
+  SECTION("--circuit: the wall draw fits the circuit, and check sees the same site") {
+    const json j = recommend_json({"--budget", "20000", "--model-size", "7B", "--circuit", "1800"});
+    REQUIRE_FALSE(j["builds"].empty());
+    CHECK(j["query"]["constraints"]["voltage"] == 120.0);
+    for (const auto& b : j["builds"]) {
+      CHECK(b["power"]["wall_draw_w"].get<double>() <= 1440.0);
+      CHECK(b["spec"]["site"]["circuit_w"] == 1800.0);
+      CHECK(check_spec(b["spec"], {}).exit_code == 0);
+    }
+  }
+  SECTION("--policy conservative: 1.5x PSU headroom, and the specs pass check under it") {
+    const json j =
+        recommend_json({"--budget", "20000", "--model-size", "7B", "--policy", "conservative"});
+    REQUIRE_FALSE(j["builds"].empty());
+    CHECK(j["query"]["policy"] == "conservative");
+    for (const auto& b : j["builds"]) {
+      CHECK(b["power"]["psu_capacity_w"].get<double>() >=
+            1.5 * b["power"]["peak_draw_w"].get<double>() - 1e-6);
+      CHECK(check_spec(b["spec"], {"--policy", "conservative"}).exit_code == 0);
+    }
+  }
+}
+
+TEST_CASE("recommend ranks by the objective", "[cli][recommend]") {
+  const json cost = recommend_json(
+      {"--budget", "50k", "--model-size", "7B", "--objective", "cost", "--top", "5"});
+  REQUIRE(cost["builds"].size() == 5);
+  for (std::size_t i = 1; i < 5; ++i) {
+    CHECK(cost["builds"][i]["total_price_usd"].get<double>() >=
+          cost["builds"][i - 1]["total_price_usd"].get<double>());
+  }
+  const json ppd = recommend_json(
+      {"--budget", "50k", "--model-size", "7B", "--objective", "perf-per-dollar", "--top", "5"});
+  REQUIRE(ppd["builds"].size() == 5);
+  auto per_dollar = [](const json& b) {
+    return b["performance"]["tokens_per_second"].get<double>() / b["total_price_usd"].get<double>();
+  };
+  for (std::size_t i = 1; i < 5; ++i) {
+    CHECK(per_dollar(ppd["builds"][i]) <= per_dollar(ppd["builds"][i - 1]) * (1 + 1e-6));
+  }
+}
+
+TEST_CASE("recommend over budget: exit 1, the nearest build, the smallest budget, what fits",
+          "[cli][recommend]") {
+  auto r = run({"recommend", "--budget", "20000", "--model-size", "7B", "--task", "pretrain"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.empty());
+  CHECK_THAT(r.out, Catch::Contains("\nNothing fits: no build fits the budget of $20,000: the "
+                                    "cheapest build that passes every rule"));
+  CHECK_THAT(r.out, Catch::Contains("Smallest budget that works: $"));
+  CHECK_THAT(r.out, Catch::Contains("Nearest build (breaks budget: "));
+  CHECK_THAT(r.out, Catch::Contains("Changes that fit the budget of $20,000:"));
+  CHECK_THAT(r.out, Catch::Contains("  --task lora "));
+  require_widths(r.out, 100);
+
+  const json j =
+      recommend_json({"--budget", "20000", "--model-size", "7B", "--task", "pretrain"}, 1);
+  CHECK(j["builds"].empty());
+  const auto& nf = j["no_fit"];
+  CHECK(nf["nearest"]["breaks"] == "budget");
+  const double smallest = nf["smallest_budget_usd"].get<double>();
+  CHECK(smallest > 20000);
+  CHECK(nf["nearest"]["build"]["total_price_usd"].get<double>() == smallest);
+  // The smallest budget is exact: with it, the command succeeds with that build.
+  const json at = recommend_json({"--budget", fmt::format("{:.2f}", smallest), "--model-size", "7B",
+                                  "--task", "pretrain", "--objective", "cost", "--top", "1"});
+  CHECK(at["builds"][0]["total_price_usd"].get<double>() == smallest);
+  bool lora = false;
+  for (const auto& a : nf["alternatives"]) {
+    CHECK(a["total_price_usd"].get<double>() <= 20000.0);
+    lora = lora || a["change"] == "--task lora";
+  }
+  CHECK(lora);
+  REQUIRE(j["diagnostics"].size() == 1);
+  CHECK(j["diagnostics"][0]["severity"] == "error");
+}
+
+TEST_CASE("recommend when no GPU holds the workload: exit 1 and the rule the nearest breaks",
+          "[cli][recommend]") {
+  const json j =
+      recommend_json({"--budget", "50000", "--model-size", "1T", "--task", "finetune"}, 1);
+  const auto& nf = j["no_fit"];
+  CHECK(nf["reason"] ==
+        "the workload does not fit in the memory of any allowed GPU, even with gradient "
+        "checkpointing, micro-batch 1 and ZeRO-3 over up to 8 GPUs");
+  CHECK(nf["smallest_budget_usd"].is_null());
+  CHECK(nf["nearest"]["breaks"] == "VRAM001");
+  bool vram_error = false;
+  for (const auto& f : nf["nearest"]["build"]["findings"]) {
+    vram_error = vram_error || (f["rule"] == "VRAM001" && f["severity"] == "error");
+  }
+  CHECK(vram_error);
+}
+
+TEST_CASE("recommend rejects bad flags with exit 2 and one line per problem", "[cli][recommend]") {
+  auto missing = run({"recommend", "--model-size", "7B"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.out.empty());
+  CHECK(missing.err ==
+        "gpuadvisor: error: --budget: required: the most the build may cost, e.g. 20000 or "
+        "20k\n");
+
+  auto model = run({"recommend", "--budget", "20000"});
+  CHECK(model.exit_code == 2);
+  CHECK(model.err ==
+        "gpuadvisor: error: --model-size: required (or --model PRESET): the model's parameters, "
+        "e.g. 7B\n");
+
+  auto money = run({"recommend", "--budget", "abc", "--model-size", "7B"});
+  CHECK(money.exit_code == 2);
+  CHECK(money.err ==
+        "gpuadvisor: error: --budget: must start with a digit; expected an amount in US dollars "
+        "such as 20000, 20k or $20,000\n");
+
+  auto zero = run({"recommend", "--budget", "0", "--model-size", "7B"});
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err ==
+        "gpuadvisor: error: --budget: expected an amount from $1 to $1,000,000,000, got \"0\"\n");
+
+  auto many = run({"recommend", "--budget", "20000", "--model-size", "7B", "--objective", "fastest",
+                   "--top", "0", "--vendor", "intel", "--form-factor", "desk", "--circuit", "lots",
+                   "--max-gpus", "99"});
+  CHECK(many.exit_code == 2);
+  CHECK(many.out.empty());
+  CHECK(many.err ==
+        "gpuadvisor: error: --max-gpus: expected a whole number from 1 to 64, got \"99\"\n"
+        "gpuadvisor: error: --vendor: unknown value \"intel\"; expected nvidia or amd\n"
+        "gpuadvisor: error: --form-factor: unknown value \"desk\"; expected tower or rack\n"
+        "gpuadvisor: error: --objective: unknown value \"fastest\"; expected time, cost or "
+        "perf-per-dollar\n"
+        "gpuadvisor: error: --top: expected a whole number from 1 to 20, got \"0\"\n"
+        "gpuadvisor: error: --circuit: expected the circuit's rating in watts (volts x amps), "
+        "e.g. 1800 or 3680, got \"lots\"\n");
+
+  auto workload = run({"recommend", "--budget", "20000", "--model-size", "7X"});
+  CHECK(workload.exit_code == 2);
+  CHECK(workload.err ==
+        "gpuadvisor: error: --model-size: unknown suffix \"X\"; expected K, M, B or T (as in 7B, "
+        "125M, 1.5T)\n");
+
+  auto preset = run({"recommend", "--budget", "20000", "--model", "nope"});
+  CHECK(preset.exit_code == 2);
+  CHECK_THAT(preset.err, Catch::StartsWith("gpuadvisor: error: --model: unknown model preset "
+                                           "\"nope\""));
+
+  auto gpu = run({"recommend", "--budget", "20000", "--model-size", "7B", "--gpu", "rtx-4090"});
+  CHECK(gpu.exit_code == 2);
+  CHECK_THAT(gpu.err, Catch::StartsWith("gpuadvisor: error: The following arguments were not "
+                                        "expected:"));
+
+  auto format = run({"recommend", "--budget", "20000", "--model-size", "7B", "--format", "sarif"});
+  CHECK(format.exit_code == 2);
+  CHECK(format.err ==
+        "gpuadvisor: error: --format: 'recommend' does not support \"sarif\"; expected text or "
+        "json\n");
+
+  auto policy = run({"recommend", "--budget", "20000", "--model-size", "7B", "--policy", "lax"});
+  CHECK(policy.exit_code == 2);
+  CHECK_THAT(policy.err, Catch::StartsWith("gpuadvisor: error: --policy: "));
+}
+
+TEST_CASE("recommend --help explains the command with examples", "[cli][recommend]") {
+  auto r = run({"recommend", "--help"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("gpuadvisor recommend --budget 20000 --model-size 7B") &&
+                        Catch::Contains("--objective") && Catch::Contains("--allow-used") &&
+                        Catch::Contains("--electricity-price") && Catch::Contains("Exit codes"));
+}
