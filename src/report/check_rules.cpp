@@ -92,7 +92,7 @@ std::string rules_text(const rules::RuleSet& rs) {
     std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> groups;
     for (const auto& [v, ccs] : f.cuda_excluded) {
       auto g = std::find_if(groups.begin(), groups.end(),
-                            [&](const auto& x) { return x.second == ccs; });
+                            [&ccs = ccs](const auto& x) { return x.second == ccs; });
       if (g == groups.end())
         groups.push_back({{v}, ccs});
       else

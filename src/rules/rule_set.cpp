@@ -221,7 +221,8 @@ std::vector<std::pair<const ParamDef*, json>> read_params(const json& obj, std::
   for (const auto& [name, v] : obj.items()) {
     const std::string p = fmt::format("{}.{}", path, name);
     auto it =
-        std::find_if(defs.begin(), defs.end(), [&](const ParamDef* d) { return d->name == name; });
+        std::find_if(defs.begin(), defs.end(),
+                     [&name = name](const ParamDef* d) { return d->name == name; });
     if (it == defs.end()) {
       std::string msg = defs.empty() ? fmt::format("rule {} has no parameters", rule)
                                      : fmt::format("unknown parameter of rule {}", rule);
