@@ -25,30 +25,40 @@ struct Fixture {
   catalog::Catalog catalog;
 };
 
-const Fixture& fixture(std::size_t parts) {
-  static std::map<std::size_t, Fixture> cache;
-  auto it = cache.find(parts);
+const Fixture& fixture(std::size_t parts, bool distinct = false) {
+  static std::map<std::pair<std::size_t, bool>, Fixture> cache;
+  auto it = cache.find({parts, distinct});
   if (it != cache.end()) return it->second;
   Fixture f;
-  const auto c = search::synthetic_catalog(catalog::embedded_catalog(), {parts, 42});
+  const auto c = search::synthetic_catalog(catalog::embedded_catalog(), {parts, 42, distinct});
   f.text = search::catalog_document(c);
   auto parsed = catalog::parse_catalog(f.text, "synthetic.json", false);
   if (!parsed) throw std::runtime_error("synthetic catalog rejected");
   f.catalog = std::move(*parsed);
-  return cache.emplace(parts, std::move(f)).first->second;
+  return cache.emplace(std::make_pair(parts, distinct), std::move(f)).first->second;
 }
 
-/// Parsing and validating a catalog document, as `--catalog FILE` does
-/// (parse_catalog + check_references), from text in memory.
+/// Parsing a catalog document: JSON, every field validated and read into the
+/// part structs (parse_catalog), from text in memory.
 void BM_ParseCatalog(benchmark::State& state) {
   const auto& f = fixture(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     auto c = catalog::parse_catalog(f.text, "synthetic.json", false);
-    auto refs = catalog::check_references(*c, *c, "synthetic.json");
-    benchmark::DoNotOptimize(refs);
+    benchmark::DoNotOptimize(c);
   }
   state.counters["parts"] = static_cast<double>(state.range(0));
   state.counters["MB"] = static_cast<double>(f.text.size()) / 1e6;
+}
+
+/// The loader's cross-reference check of a parsed catalog (check_references),
+/// which `--catalog FILE` runs after parsing.
+void BM_CheckReferences(benchmark::State& state) {
+  const auto& f = fixture(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    auto refs = catalog::check_references(f.catalog, f.catalog, "synthetic.json");
+    benchmark::DoNotOptimize(refs);
+  }
+  state.counters["parts"] = static_cast<double>(state.range(0));
 }
 
 search::Request request(double budget, const char* size, workload::Task task,
@@ -64,8 +74,8 @@ search::Request request(double budget, const char* size, workload::Task task,
 
 /// The whole library call of `recommend` on a parsed catalog: workload,
 /// search, and the assembled builds (findings, power, memory, time, tips).
-void run_recommend(benchmark::State& state, const search::Request& req) {
-  const auto& f = fixture(static_cast<std::size_t>(state.range(0)));
+void run_recommend(benchmark::State& state, const search::Request& req, bool distinct = false) {
+  const auto& f = fixture(static_cast<std::size_t>(state.range(0)), distinct);
   const auto& rules = rules::embedded_rule_set();
   search::SearchStats stats;
   std::size_t builds = 0;
@@ -100,15 +110,53 @@ void BM_Recommend_400k_13B_pretrain_ppd(benchmark::State& state) {
       state, request(400000, "13e9", workload::Task::pretrain, search::Objective::perf_per_dollar));
 }
 
+/// The README's query when no two listings are the same SKU (worst case).
+void BM_Recommend_20k_7B_time_distinct(benchmark::State& state) {
+  run_recommend(state, request(20000, "7e9", workload::Task::lora, search::Objective::time), true);
+}
+
+/// 7B pretraining on $20k: nothing fits on the smaller catalogs (the cheapest
+/// build at any price, then one search per alternative: LoRA, QLoRA, ...);
+/// the larger ones have listings cheap enough.
+void BM_Recommend_20k_7B_pretrain(benchmark::State& state) {
+  run_recommend(state, request(20000, "7e9", workload::Task::pretrain, search::Objective::time));
+}
+
+/// The README's query on the embedded catalog (already parsed), and parsing
+/// the embedded catalog itself: together, the work of one process.
+void BM_Recommend_embedded(benchmark::State& state) {
+  const auto& cat = catalog::embedded_catalog();
+  const auto& rules = rules::embedded_rule_set();
+  search::Request req = request(20000, "7e9", workload::Task::lora, search::Objective::time);
+  for (auto _ : state) {
+    auto rec = search::recommend(cat, rules, req);
+    benchmark::DoNotOptimize(rec);
+  }
+  state.counters["parts"] = static_cast<double>(search::hardware_parts(cat));
+}
+
+void BM_ParseEmbedded(benchmark::State& state) {
+  const std::string text = search::catalog_document(catalog::embedded_catalog());
+  for (auto _ : state) {
+    auto c = catalog::parse_catalog(text, "embedded.json", false);
+    benchmark::DoNotOptimize(c);
+  }
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {1000L, 3000L, 10000L, 30000L, 100000L}) b->Arg(n);
   b->Unit(benchmark::kMillisecond);
 }
 
+BENCHMARK(BM_ParseEmbedded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Recommend_embedded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseCatalog)->Apply(sizes);
+BENCHMARK(BM_CheckReferences)->Apply(sizes);
 BENCHMARK(BM_Recommend_20k_7B_time)->Apply(sizes);
 BENCHMARK(BM_Recommend_8k_7B_qlora_cost)->Apply(sizes);
 BENCHMARK(BM_Recommend_400k_13B_pretrain_ppd)->Apply(sizes);
+BENCHMARK(BM_Recommend_20k_7B_pretrain)->Apply(sizes);
+BENCHMARK(BM_Recommend_20k_7B_time_distinct)->Apply(sizes);
 
 }  // namespace
 

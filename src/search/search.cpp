@@ -295,16 +295,28 @@ struct Searcher::Impl {
   Impl(const Context& c, const Constraints& k) : ctx(c), cons(k), p(c.params()), err(c.errors()) {
     const auto& cat = ctx.catalog();
     max_n = max_gpu_count(cat, cons);
-    std::unordered_map<std::string, int> skus, fits;
+    // One group per GPU SKU (specifications and condition) and count: the
+    // cheapest listing of a SKU gives its cheapest builds (ties: smallest id).
+    std::vector<std::pair<const Gpu*, std::string>> allowed_gpus;
+    std::unordered_map<std::string, const Gpu*> cheapest_listing;
     for (const auto& g : cat.gpus) {
       if (!allowed(g, cons)) continue;
-      gpus.push_back(&g);
       std::string key = gpu_key(g);
-      plan_keys.push_back(Key()(key, static_cast<int>(g.condition)).str());
+      std::string plan = Key()(key, static_cast<int>(g.condition)).str();
+      auto [it, inserted] = cheapest_listing.try_emplace(plan, &g);
+      if (!inserted && cheaper(g, *it->second)) it->second = &g;
+      allowed_gpus.emplace_back(&g, std::move(key));
+    }
+    std::unordered_map<std::string, int> skus, fits;
+    for (auto& [g, key] : allowed_gpus) {
+      std::string plan = Key()(key, static_cast<int>(g->condition)).str();
+      if (cheapest_listing.at(plan) != g) continue;
+      gpus.push_back(g);
+      plan_keys.push_back(std::move(plan));
       gpu_sku.push_back(
           skus.try_emplace(std::move(key), static_cast<int>(skus.size())).first->second);
       const std::string fit =
-          Key()(static_cast<int>(g.form_factor), g.baseboard, g.slot_width, g.length_mm).str();
+          Key()(static_cast<int>(g->form_factor), g->baseboard, g->slot_width, g->length_mm).str();
       gpu_fit.push_back(fits.try_emplace(fit, static_cast<int>(fits.size())).first->second);
     }
     lower_bounds.assign(fits.size(), std::vector<Cents>(static_cast<std::size_t>(max_n) + 1, -1));

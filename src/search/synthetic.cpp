@@ -170,11 +170,20 @@ void vary(Rng& rng, Cooling& c) {
   c.price.usd = round_to(c.price.usd * f * rng.uniform(0.9, 1.2), 1);
 }
 
+/// A unique, negligible change of a rule-relevant figure (SyntheticOptions::distinct).
+void make_distinct(Gpu& g, double d) { g.power_w += d; }
+void make_distinct(Cpu& c, double d) { c.tdp_w += d; }
+void make_distinct(Platform& p, double d) { p.base_power_w += d; }
+void make_distinct(MemoryKit& m, double d) { m.power_w += d; }
+void make_distinct(Storage& s, double d) { s.power_w += d; }
+void make_distinct(Psu& p, double d) { p.watts_115v = std::max(100.0, p.watts_115v - d); }
+void make_distinct(Cooling& c, double d) { c.power_w += d; }
+
 /// Fills `out` up to `count` parts: the template's own first, then SKU
 /// variants (20 %) and seller listings (80 %) of the SKUs made so far.
 template <typename T>
 void generate(Rng& rng, const std::vector<T>& templates, std::size_t count, std::vector<T>& out,
-              bool used_listings) {
+              bool used_listings, bool distinct) {
   out = templates;
   if (templates.empty()) return;
   out.reserve(std::max(count, templates.size()));
@@ -204,6 +213,7 @@ void generate(Rng& rng, const std::vector<T>& templates, std::size_t count, std:
         }
       }
     }
+    if (distinct) make_distinct(part, 1e-6 * static_cast<double>(serial));
     out.push_back(std::move(part));
   }
 }
@@ -225,16 +235,17 @@ Catalog synthetic_catalog(const Catalog& base, const SyntheticOptions& options) 
   const Shares s;
   const auto n = static_cast<double>(options.parts);
   auto share = [&](double f) { return static_cast<std::size_t>(std::llround(n * f)); };
-  generate(rng, base.gpus, share(s.gpus), c.gpus, /*used_listings=*/true);
-  generate(rng, base.cpus, share(s.cpus), c.cpus, false);
-  generate(rng, base.platforms, share(s.platforms), c.platforms, false);
-  generate(rng, base.memory, share(s.memory), c.memory, false);
-  generate(rng, base.storage, share(s.storage), c.storage, false);
-  generate(rng, base.psus, share(s.psus), c.psus, false);
+  const bool d = options.distinct;
+  generate(rng, base.gpus, share(s.gpus), c.gpus, /*used_listings=*/true, d);
+  generate(rng, base.cpus, share(s.cpus), c.cpus, false, d);
+  generate(rng, base.platforms, share(s.platforms), c.platforms, false, d);
+  generate(rng, base.memory, share(s.memory), c.memory, false, d);
+  generate(rng, base.storage, share(s.storage), c.storage, false, d);
+  generate(rng, base.psus, share(s.psus), c.psus, false, d);
   // Cooling takes the remainder so that the total is exact.
   const std::size_t so_far = hardware_parts(c);
-  generate(rng, base.cooling, options.parts > so_far ? options.parts - so_far : 0, c.cooling,
-           false);
+  generate(rng, base.cooling, options.parts > so_far ? options.parts - so_far : 0, c.cooling, false,
+           d);
   return c;
 }
 

@@ -38,7 +38,9 @@ struct Constraints {
 };
 
 /// A ranked build: one per (GPU model, GPU count), the cheapest that passes
-/// every error rule.
+/// every error rule. A GPU model is a SKU: GPUs with the same specifications
+/// and condition (listings of one card by several sellers) are one model,
+/// represented by its cheapest listing (ties: the smallest id).
 struct Candidate {
   Choice choice;
   Cents price = 0;

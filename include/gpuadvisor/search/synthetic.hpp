@@ -37,6 +37,10 @@ class Rng {
 struct SyntheticOptions {
   std::size_t parts = 10000;  ///< hardware parts in total (gpus to cooling)
   std::uint64_t seed = 1;
+  /// Worst case for the search: every generated part gets a tiny, unique
+  /// change in a rule-relevant figure (at most 0.1 W of power or of PSU
+  /// rating at 100k parts), so that no two listings are the same SKU.
+  bool distinct = false;
 };
 
 /// A catalog of exactly `parts` hardware parts (if `parts` is at least the

@@ -39,9 +39,11 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
     return (violations(c, ctx) & decided & errors) != 0;
   };
 
+  // One group per GPU SKU (plan_key: specifications and condition) and count.
   std::map<std::pair<std::string, int>, Candidate> best;
   for (const auto& g : cat.gpus) {
     if (!allowed(g, cons)) continue;
+    const std::string sku = plan_key(g);
     for (int n = 1; n <= max_n; ++n) {
       if (cons.gpus > 0 && n != cons.gpus) continue;
       const GpuPlan& plan = ctx.plan(g, n);
@@ -89,9 +91,10 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
                     auto leaf = [&] {
                       const Cents total = price(c);
                       if (total > cons.budget || !feasible(c, ctx)) return;
-                      auto key = std::make_pair(g.id, n);
+                      auto key = std::make_pair(sku, n);
                       auto it = best.find(key);
-                      if (it == best.end() || total < it->second.price) {
+                      if (it == best.end() || total < it->second.price ||
+                          (total == it->second.price && g.id < it->second.choice.gpu->id)) {
                         best[key] = Candidate{c, total, &plan};
                       }
                     };

@@ -118,6 +118,15 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
     c.gpus.push_back(g);
   }
 
+  // Other sellers' listings of a card: same specifications, another id and
+  // price (sometimes the same price: the tie goes to the smaller id).
+  if (r.chance(0.5)) {
+    Gpu copy = c.gpus[r.below(c.gpus.size())];
+    copy.id = "a-" + copy.id + "-listing";
+    if (r.chance(0.7)) copy.price = price(300, 8000);
+    c.gpus.push_back(copy);
+  }
+
   const int n_cpu = r.between(3, 4);
   for (int i = 0; i < n_cpu; ++i) {
     Cpu x;
