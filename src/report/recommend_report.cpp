@@ -178,9 +178,10 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                        std::string_view rank) {
   const auto& c = b.candidate;
   std::string out;
-  out += st.bold(fmt::format("{}  {}x {}   {}   {} to train", rank, c.choice.gpus,
-                             c.choice.gpu->name, usd(search::to_usd(c.price)),
-                             format_duration_hours(b.compute.time_hours)));
+  out +=
+      st.bold(fmt::format("{}  {}x {}   {}   {} to {}", rank, c.choice.gpus, c.choice.gpu->name,
+                          usd(search::to_usd(c.price)), format_duration_hours(b.compute.time_hours),
+                          b.plan->workload.training() ? "train" : "run"));
   out += "\n";
   // Bill of materials: the id column as wide as its widest id, names cut to fit.
   std::size_t idw = 2;
