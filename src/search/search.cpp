@@ -509,10 +509,10 @@ struct Searcher::Impl {
       per_adapter = static_cast<int>(
           std::ceil(g->power_w / std::max(1, g->power_connector_count) / p.w_per_8pin - 1e-9));
     }
-    const std::string key =
-        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", pl.psu_form, pl.max_psu_w, pl.psu_bays,
-                    info.included != nullptr ? info.included->id : "", info.included_count, gpu_12v,
-                    gpu_8pin, per_adapter);
+    const std::string key = Key()(pl.psu_form, pl.max_psu_w, pl.psu_bays,
+                                  info.included != nullptr ? info.included->id : std::string(),
+                                  info.included_count, gpu_12v, gpu_8pin, per_adapter)
+                                .str();
     auto it = psu_tables.find(key);
     if (it != psu_tables.end()) return it->second;
 
@@ -624,8 +624,8 @@ struct Searcher::Impl {
 
   // --- Exact completion -----------------------------------------------------
 
-  /// The cheapest parts for n GPUs of g on one platform (price without GPUs),
-  /// if it beats `bound`.
+  /// The cheapest parts for n GPUs of g on one platform (price without the
+  /// GPUs), recorded in `best` if cheaper than what it holds.
   void complete(const PlatInfo& info, const Gpu& g, int n, Completion& best) {
     ++stats.platforms;
     const Platform& pl = *info.p;
