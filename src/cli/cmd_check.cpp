@@ -1,4 +1,6 @@
 // `gpuadvisor check SPEC...`: check build specs against the sizing rules (for CI).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli.hpp"
@@ -33,6 +35,11 @@ ExitCode run_check(const Globals& g, const CheckOptions& o) {
     const auto& errs = r.specs.back().errors;
     unusable.insert(unusable.end(), errs.begin(), errs.end());
   }
+  // With no usable spec there is no result to report: only the errors, so
+  // that nothing on stdout (or in --output) could pass for a check result.
+  const bool any_usable = std::any_of(r.specs.begin(), r.specs.end(),
+                                      [](const rules::SpecResult& s) { return s.usable(); });
+  if (!any_usable) throw InputError(std::move(unusable));
   if (g.format == "json") {
     emit(g, report::check_json(r, rs).dump(2) + "\n");
   } else if (g.format == "junit") {
@@ -48,7 +55,8 @@ ExitCode run_check(const Globals& g, const CheckOptions& o) {
     style.bold = [&g](std::string_view s) { return bold(g, s); };
     emit(g, report::check_text(r, rs, style));
   }
-  // Unusable specs are in the report too; their problems go to stderr, exit 2.
+  // Unusable specs beside usable ones are in the report too (so CI still
+  // shows the others' findings); their problems go to stderr, exit 2.
   if (!unusable.empty()) throw InputError(std::move(unusable));
   return r.passed() ? ExitCode::ok : ExitCode::no;
 }

@@ -98,3 +98,78 @@ TEST_CASE("hostile catalog files get one clear error each", "[hostile]") {
                        "invalid literal\n");
   }
 }
+
+TEST_CASE("hostile spec files get one clear error and no result", "[hostile]") {
+  const auto dir = fs::temp_directory_path().string();
+  const auto empty = scratch("spec-empty.json", "");
+  const auto deep = scratch("spec-deep.json", std::string(500, '{'));
+  const auto big = scratch("spec-big.json", "{\"schema_version\": 1e400}");
+  const auto array = scratch("spec-array.json", "[]");
+  const auto latin1 = scratch("spec-latin1.json", "{\"name\": \"caf\xe9\"}");
+  struct Case {
+    std::string file, message;
+  };
+  const Case cases[] = {
+      {"/nonexistent/spec.json", "/nonexistent/spec.json: cannot open: No such file or directory"},
+      {dir, dir + ": is a directory; expected a JSON file"},
+      {"/dev/zero", "/dev/zero: is not a regular file; expected a JSON file"},
+      {empty, empty + ": file is empty; expected a JSON document"},
+      {deep, deep + ": line 1, column 65: JSON nested deeper than 64 levels"},
+      {big, big + ": invalid JSON: a number is too large (beyond about 1.8e308)"},
+      {array, array + ": expected an object, got an array"},
+      {latin1, latin1 + ": line 1, column 15: invalid JSON: syntax error while parsing value - "
+                        "invalid string: ill-formed UTF-8 byte"},
+  };
+  for (const auto& c : cases) {
+    for (std::string format : {"text", "json", "junit", "sarif"}) {
+      INFO(c.file << " as " << format);
+      require_input_error(run({"check", c.file, "--format", format}), c.message);
+    }
+  }
+}
+
+TEST_CASE("hostile rules files get one clear error", "[hostile]") {
+  const auto empty = scratch("rules-empty.json", "");
+  const auto nan = scratch("rules-nan.json", "{\"schema_version\": 1, \"rules\": Infinity}");
+  require_input_error(run({"check", "examples/4090-workstation.json", "--rules", "/dev/zero"}),
+                      "/dev/zero: is not a regular file; expected a JSON file");
+  require_input_error(run({"check", "examples/4090-workstation.json", "--rules", empty}),
+                      empty + ": file is empty; expected a JSON document");
+  require_input_error(run({"rules", "--rules", nan}),
+                      nan +
+                          ": line 1, column 32: invalid JSON: syntax error while parsing value - "
+                          "invalid literal");
+}
+
+TEST_CASE("absurd flag values are input errors, never silly numbers", "[hostile]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::string money = "expected an amount in US dollars such as 20000, 20k or $20,000";
+  const std::string count = "expected a count such as 7B, 125M, 1.5T or 7e9";
+  const Case cases[] = {
+      {{"recommend", "--budget", "nan", "--model-size", "7B"},
+       "--budget: must start with a digit; " + money},
+      {{"recommend", "--budget", "Infinity", "--model-size", "7B"},
+       "--budget: must start with a digit; " + money},
+      {{"recommend", "--budget", "1e400", "--model-size", "7B"},
+       "--budget: number out of range; " + money},
+      {{"recommend", "--budget", "-5", "--model-size", "7B"},
+       "--budget: must start with a digit; " + money},
+      {{"recommend", "--budget", "20000", "--model-size", "7B", "--max-gpus",
+        "99999999999999999999"},
+       "--max-gpus: expected a whole number from 1 to 64, got \"99999999999999999999\""},
+      {{"estimate", "--model-size", "NaN"}, "--model-size: must start with a digit; " + count},
+      {{"estimate", "--model-size", "7B", "--tokens", "Infinity"},
+       "--tokens: must start with a digit; " + count},
+      {{"estimate", "--model-size", "7B", "--batch-size", "-1"},
+       "--batch-size: expected an integer from 1 to 65536, got -1"},
+      {{"estimate", "--model-size", "7B", "--gpus", "0"},
+       "--gpus: expected an integer from 1 to 100000, got 0"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args[0] << " " << c.args[1] << " " << c.args[2]);
+    require_input_error(run(c.args), c.message);
+  }
+}
