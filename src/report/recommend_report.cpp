@@ -380,7 +380,8 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
                            const rules::RuleSet& rs, const TextStyle& st) {
   std::string out;
   const auto& k = req.constraints;
-  out += wrap_text(fmt::format("Workload: {}", workload_text(r.workload)), kWidth, 0, 10) + "\n";
+  out += fmt::format(
+      "{}\n", wrap_text(fmt::format("Workload: {}", workload_text(r.workload)), kWidth, 0, 10));
   std::vector<std::string> limits;
   if (k.max_gpus > 0) limits.push_back(fmt::format("at most {} GPUs", k.max_gpus));
   if (!k.vendor.empty()) limits.push_back(k.vendor + " GPUs");
@@ -393,36 +394,39 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
                    kWidth, 0, 2) +
          "\n";
   out += "Assumptions:\n";
-  for (const auto& a : r.assumptions) out += "  - " + wrap_text(a, kWidth, 4, 4) + "\n";
+  for (const auto& a : r.assumptions) out += fmt::format("  - {}\n", wrap_text(a, kWidth, 4, 4));
   for (const auto& b : r.builds) {
-    out += "\n" + build_text(b, req, st, fmt::format("#{}", b.rank));
+    out += '\n';
+    out += build_text(b, req, st, fmt::format("#{}", b.rank));
   }
-  for (const auto& n : r.notes) out += "\n" + wrap_text("Note: " + n, kWidth, 0, 2) + "\n";
+  for (const auto& n : r.notes) {
+    out += fmt::format("\n{}\n", wrap_text(fmt::format("Note: {}", n), kWidth, 0, 2));
+  }
   if (r.builds.size() > 0) {
     out += "\nEach build's spec for 'gpuadvisor check': --format json, builds[].spec.\n";
   }
   if (r.no_fit) {
     const auto& nf = *r.no_fit;
-    out +=
-        "\n" + st.error("Nothing fits") + ": " + wrap_text(nf.reason + ".", kWidth, 14, 2) + "\n";
+    out += fmt::format("\n{}: {}\n", st.error("Nothing fits"),
+                       wrap_text(fmt::format("{}.", nf.reason), kWidth, 14, 2));
     if (nf.smallest_budget_usd) {
       out += fmt::format("Smallest budget that works: {}\n", usd(*nf.smallest_budget_usd));
     }
     if (nf.nearest) {
-      out += "\n" +
-             wrap_text(fmt::format("Nearest build (breaks {}: {}):", nf.broken, nf.broken_message),
-                       kWidth, 0, 2) +
-             "\n";
+      out += fmt::format(
+          "\n{}\n",
+          wrap_text(fmt::format("Nearest build (breaks {}: {}):", nf.broken, nf.broken_message),
+                    kWidth, 0, 2));
       out += build_text(*nf.nearest, req, st, "--");
     }
     if (!nf.alternatives.empty()) {
       out += fmt::format("\nChanges that fit the budget of {}:\n", usd(search::to_usd(k.budget)));
       for (const auto& a : nf.alternatives) {
-        out += fmt::format("  {:<22}", a.change) +
-               wrap_text(fmt::format("{}x {}, {}, {} to train: {}", a.gpus, a.gpu_name,
-                                     usd(a.price_usd), format_duration_hours(a.hours), a.why),
-                         kWidth, 24, 24) +
-               "\n";
+        out += fmt::format("  {:<22}{}\n", a.change,
+                           wrap_text(fmt::format("{}x {}, {}, {} to {}: {}", a.gpus, a.gpu_name,
+                                                 usd(a.price_usd), format_duration_hours(a.hours),
+                                                 r.workload.training() ? "train" : "run", a.why),
+                                     kWidth, 24, 24));
       }
     } else {
       out +=
