@@ -227,11 +227,12 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   const auto& k = b.compute;
   const bool cnn = b.plan->workload.arch.kind == catalog::ModelKind::cnn;
   out += detail(
-      "speed",
-      fmt::format("{} {}/s, MFU {:.0f} %: {} {} in {} ({} GPU-hours)",
-                  format_usd(k.tokens_per_second).substr(1), cnn ? "samples" : "tokens",
-                  k.mfu * 100, format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
-                  format_duration_hours(k.time_hours), format_usd(k.gpu_hours).substr(1)));
+      "speed", fmt::format("{} {}/s, MFU {} %: {} {} in {} ({} GPU-hours)",
+                           format_usd(k.tokens_per_second).substr(1), cnn ? "samples" : "tokens",
+                           k.mfu < 0.1 ? fmt::format("{:.1f}", k.mfu * 100)
+                                       : fmt::format("{:.0f}", k.mfu * 100),
+                           format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
+                           format_duration_hours(k.time_hours), format_usd(k.gpu_hours).substr(1)));
   out += detail("energy", fmt::format("{} kWh at the wall (PUE {}): {} of electricity at "
                                       "${:.3f}/kWh",
                                       format_usd(b.energy_kwh).substr(1), b.pue,
