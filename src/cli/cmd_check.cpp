@@ -50,7 +50,7 @@ ExitCode run_check(const Globals& g, const CheckOptions& o) {
     report::TextStyle style;
     style.error = [&g](std::string_view s) { return red(g, s); };
     style.warning = [&g](std::string_view s) { return yellow(g, s); };
-    style.note = [&g](std::string_view s) { return std::string(s); };
+    style.note = [](std::string_view s) { return std::string(s); };
     style.ok = [&g](std::string_view s) { return green(g, s); };
     style.bold = [&g](std::string_view s) { return bold(g, s); };
     emit(g, report::check_text(r, rs, style));
