@@ -10,11 +10,12 @@ shift || true
 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DGPUADVISOR_BUILD_FUZZ=ON -DGPUADVISOR_BUILD_TESTS=OFF >/dev/null
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake --build build-fuzz -j "$jobs" >/dev/null
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   for f in fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp)"); done
 fi
+# Only the fuzz targets (and the library they link), not the CLI.
+cmake --build build-fuzz -j "$jobs" --target "${targets[@]}" >/dev/null
 for t in "${targets[@]}"; do
   corpus_name=${t#fuzz_}
   work=build-fuzz/corpus-$corpus_name
