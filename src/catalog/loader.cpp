@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -410,13 +411,15 @@ void read_category(ObjectReader& top, std::string_view key, Need need, std::vect
 
 template <typename T>
 void layer_category(std::vector<T>& base, std::vector<T>& top) {
+  // An id index keeps layering linear in the parts (a linear search per part
+  // made --catalog files of tens of thousands of parts quadratic).
+  std::unordered_map<std::string, std::size_t> index;
+  index.reserve(base.size() + top.size());
+  for (std::size_t i = 0; i < base.size(); ++i) index.emplace(key_of(base[i]), i);
   for (auto& item : top) {
-    auto it = std::find_if(base.begin(), base.end(),
-                           [&](const T& b) { return key_of(b) == key_of(item); });
-    if (it != base.end())
-      *it = std::move(item);
-    else
-      base.push_back(std::move(item));
+    auto [it, added] = index.emplace(key_of(item), base.size());
+    if (added) base.push_back(std::move(item));
+    else base[it->second] = std::move(item);
   }
 }
 
