@@ -34,8 +34,22 @@ std::vector<PowerItem> power_items(const Build& b) {
 }
 
 double peak_draw_w(const Build& b) {
+  // The sum of power_items() in its order, without naming the parts (the
+  // search calls this for every build it completes).
   double w = 0;
-  for (const auto& i : power_items(b)) w += i.watts;
+  auto add = [&](int count, double each) {
+    if (count > 0 && each > 0) w += count * each;
+  };
+  if (b.gpu) add(b.gpu.count, b.gpu.part->power_w);
+  if (b.cpu) add(b.cpu.count, b.cpu.part->tdp_w);
+  if (b.platform != nullptr) add(1, b.platform->base_power_w);
+  if (b.memory) add(b.memory.count, b.memory.part->power_w);
+  for (const auto& s : b.storage) {
+    if (s) add(s.count, s.part->power_w);
+  }
+  for (const auto& c : b.cooling) {
+    if (c) add(c.count, c.part->power_w);
+  }
   return w;
 }
 

@@ -27,40 +27,6 @@ std::string group_digits(double v, int decimals) {
 
 namespace detail {
 
-Finding& RuleContext::add(Severity severity, std::string message, Quantity measured, Quantity limit,
-                          std::string fix, std::string path) {
-  Finding f;
-  f.rule = info_.id;
-  f.severity = severity;
-  f.title = info_.title;
-  f.measured = std::move(measured);
-  f.limit = std::move(limit);
-  f.message = std::move(message);
-  f.fix = std::move(fix);
-  f.path = std::move(path);
-  if (severity != Severity::info)
-    outcome_.status = RuleStatus::failed;
-  else if (outcome_.status == RuleStatus::passed)
-    outcome_.status = RuleStatus::noted;
-  ev_.findings.push_back(std::move(f));
-  return ev_.findings.back();
-}
-
-Finding& RuleContext::report(std::string message, Quantity measured, Quantity limit,
-                             std::string fix, std::string path) {
-  return add(info_.severity, std::move(message), std::move(measured), std::move(limit),
-             std::move(fix), std::move(path));
-}
-
-Finding& RuleContext::note(std::string message, std::string fix, std::string path) {
-  return add(Severity::info, std::move(message), {}, {}, std::move(fix), std::move(path));
-}
-
-void RuleContext::not_applicable(std::string why) {
-  outcome_.status = RuleStatus::not_applicable;
-  outcome_.note = std::move(why);
-}
-
 std::string watts(double w) { return group_digits(w) + " W"; }
 
 Quantity qty(double v, std::string unit, int decimals, std::string_view relation) {
@@ -132,39 +98,11 @@ std::string psu_fix(const Build& b, double need) {
 
 }  // namespace detail
 
-namespace {
-
-struct Entry {
-  std::string_view id;
-  detail::RuleFn fn;
-};
-
-constexpr Entry kRules[] = {
-    {"PWR001", detail::pwr001},   {"PWR002", detail::pwr002},   {"PWR003", detail::pwr003},
-    {"PWR004", detail::pwr004},   {"PWR005", detail::pwr005},   {"COOL001", detail::cool001},
-    {"COOL002", detail::cool002}, {"PLAT001", detail::plat001}, {"PLAT002", detail::plat002},
-    {"PLAT003", detail::plat003}, {"PLAT004", detail::plat004}, {"PLAT005", detail::plat005},
-    {"CPU001", detail::cpu001},   {"CPU002", detail::cpu002},   {"MEM001", detail::mem001},
-    {"MEM002", detail::mem002},   {"MEM003", detail::mem003},   {"STOR001", detail::stor001},
-    {"STOR002", detail::stor002}, {"STOR003", detail::stor003}, {"VRAM001", detail::vram001},
-    {"SW001", detail::sw001},     {"SW002", detail::sw002},     {"SW003", detail::sw003},
-    {"RISK001", detail::risk001}, {"RISK002", detail::risk002}, {"RISK003", detail::risk003},
-    {"RISK004", detail::risk004},
-};
-
-detail::RuleFn find_rule(std::string_view id) {
-  for (const auto& e : kRules) {
-    if (e.id == id) return e.fn;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 Evaluation evaluate_all(const Build& b, std::span<const workload::Workload> workloads,
                         const RuleSet& rs) {
   Evaluation ev;
   ev.outcomes.reserve(rs.rules.size());
+  const Inputs in{workloads, rs};
   for (const auto& info : rs.rules) {
     ev.outcomes.push_back({info.id, RuleStatus::passed, {}});
     RuleOutcome& outcome = ev.outcomes.back();
@@ -173,10 +111,25 @@ Evaluation evaluate_all(const Build& b, std::span<const workload::Workload> work
       outcome.note = "disabled in the rules file";
       continue;
     }
-    detail::RuleFn fn = find_rule(info.id);
-    if (fn == nullptr) throw std::logic_error("rule without an implementation: " + info.id);
-    detail::RuleContext ctx(b, workloads, rs, info, ev, outcome);
-    fn(ctx);
+    const RuleDecl* rule = find_rule(info.id);
+    if (rule == nullptr) throw std::logic_error("rule without a declaration: " + info.id);
+    const std::size_t before = ev.findings.size();
+    RuleContext ctx(b, in, &info, &ev.findings);
+    rule->fn(ctx);
+    switch (ctx.decision()) {
+      case Decision::not_applicable:
+        outcome.status = RuleStatus::not_applicable;
+        outcome.note = ctx.why();
+        break;
+      case Decision::fail:
+        if (ev.findings.size() == before) {
+          throw std::logic_error("rule failed without a finding: " + info.id);
+        }
+        outcome.status = info.severity == Severity::info ? RuleStatus::noted : RuleStatus::failed;
+        break;
+      case Decision::pass:
+        break;
+    }
   }
   return ev;
 }

@@ -1,77 +1,22 @@
 #pragma once
-// Shared machinery of the rule implementations (src/rules/rules_*.cpp).
+// Shared by the rule files (src/rules/rules_*.cpp): their group lists and
+// the formatting of their messages.
 #include <span>
 #include <string>
 
 #include "gpuadvisor/rules/engine.hpp"
+#include "gpuadvisor/rules/registry.hpp"
 
 namespace gpuadvisor::rules::detail {
 
-/// What one rule sees while it runs, and where it reports.
-class RuleContext {
- public:
-  RuleContext(const Build& build, std::span<const workload::Workload> loads,
-              const RuleSet& rule_set, const RuleInfo& info, Evaluation& ev, RuleOutcome& outcome)
-      : b(build),
-        workloads(loads),
-        rs(rule_set),
-        p(rule_set.params),
-        info_(info),
-        ev_(ev),
-        outcome_(outcome) {}
-
-  const Build& b;
-  std::span<const workload::Workload> workloads;
-  const RuleSet& rs;
-  const Parameters& p;
-
-  /// Records a finding at the rule's configured severity.
-  Finding& report(std::string message, Quantity measured, Quantity limit, std::string fix,
-                  std::string path);
-  /// Records a note (severity info) regardless of the rule's severity.
-  Finding& note(std::string message, std::string fix, std::string path);
-  /// The rule cannot be checked on this build (missing part or input).
-  void not_applicable(std::string why);
-
- private:
-  Finding& add(Severity severity, std::string message, Quantity measured, Quantity limit,
-               std::string fix, std::string path);
-  const RuleInfo& info_;
-  Evaluation& ev_;
-  RuleOutcome& outcome_;
-};
-
-using RuleFn = void (*)(RuleContext&);
-
-// One function per rule, grouped by concern in rules_<group>.cpp.
-void pwr001(RuleContext&);
-void pwr002(RuleContext&);
-void pwr003(RuleContext&);
-void pwr004(RuleContext&);
-void pwr005(RuleContext&);
-void cool001(RuleContext&);
-void cool002(RuleContext&);
-void plat001(RuleContext&);
-void plat002(RuleContext&);
-void plat003(RuleContext&);
-void plat004(RuleContext&);
-void plat005(RuleContext&);
-void cpu001(RuleContext&);
-void cpu002(RuleContext&);
-void mem001(RuleContext&);
-void mem002(RuleContext&);
-void mem003(RuleContext&);
-void stor001(RuleContext&);
-void stor002(RuleContext&);
-void stor003(RuleContext&);
-void vram001(RuleContext&);
-void sw001(RuleContext&);
-void sw002(RuleContext&);
-void sw003(RuleContext&);
-void risk001(RuleContext&);
-void risk002(RuleContext&);
-void risk003(RuleContext&);
-void risk004(RuleContext&);
+// The rules of each group, in catalogue order (src/rules/rules_<group>.cpp);
+// registry.cpp joins them in this order.
+std::span<const RuleDecl> power_rules();
+std::span<const RuleDecl> platform_rules();
+std::span<const RuleDecl> memory_rules();
+std::span<const RuleDecl> workload_rules();
+std::span<const RuleDecl> software_rules();
+std::span<const RuleDecl> risk_rules();
 
 // Formatting shared by the rules' messages.
 /// "1,600 W"

@@ -8,6 +8,7 @@
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/rules/build.hpp"
+#include "gpuadvisor/rules/registry.hpp"
 
 namespace gpuadvisor::embedded {
 extern const std::string_view rules;
@@ -18,84 +19,13 @@ namespace {
 
 using nlohmann::json;
 
-/// The rules the engine implements: id and concern. Order = catalogue order.
-struct RuleDef {
-  std::string_view id;
-  std::string_view group;
-};
-
-constexpr RuleDef kRuleDefs[] = {
-    {"PWR001", "power"},     {"PWR002", "power"},     {"PWR003", "power"},
-    {"PWR004", "power"},     {"PWR005", "power"},     {"COOL001", "cooling"},
-    {"COOL002", "cooling"},  {"PLAT001", "platform"}, {"PLAT002", "platform"},
-    {"PLAT003", "platform"}, {"PLAT004", "platform"}, {"PLAT005", "platform"},
-    {"CPU001", "cpu"},       {"CPU002", "cpu"},       {"MEM001", "memory"},
-    {"MEM002", "memory"},    {"MEM003", "memory"},    {"STOR001", "storage"},
-    {"STOR002", "storage"},  {"STOR003", "storage"},  {"VRAM001", "vram"},
-    {"SW001", "software"},   {"SW002", "software"},   {"SW003", "software"},
-    {"RISK001", "risk"},     {"RISK002", "risk"},     {"RISK003", "risk"},
-    {"RISK004", "risk"},
-};
-
-enum class Kind { number, integer, choice, table };
-
-/// One parameter: where it lives in rules.json and in Parameters.
-struct ParamDef {
-  std::string_view rule;
-  std::string_view name;
-  std::string_view unit;
-  Kind kind;
-  double min;
-  double max;
-  double Parameters::*number = nullptr;
-  int Parameters::*integer = nullptr;
-  std::string Parameters::*text = nullptr;
-  std::map<std::string, double> Parameters::*table = nullptr;
-};
-
-ParamDef num(std::string_view rule, std::string_view name, std::string_view unit, double min,
-             double max, double Parameters::*m) {
-  return {rule, name, unit, Kind::number, min, max, m, nullptr, nullptr, nullptr};
-}
-ParamDef integer(std::string_view rule, std::string_view name, std::string_view unit, int min,
-                 int max, int Parameters::*m) {
-  return {rule,    name, unit,    Kind::integer, static_cast<double>(min), static_cast<double>(max),
-          nullptr, m,    nullptr, nullptr};
-}
-
-const std::vector<ParamDef>& param_defs() {
-  using P = Parameters;
-  static const std::vector<ParamDef> defs = {
-      num("PWR001", "w_per_gpu", "W", 0, 100000, &P::psu_w_per_gpu),
-      num("PWR001", "multi_gpu_min_w", "W", 0, 1000000, &P::psu_multi_gpu_min_w),
-      num("PWR002", "margin", "x", 1, 10, &P::psu_margin),
-      num("PWR003", "continuous_fraction", "fraction", 0.01, 1, &P::circuit_continuous_fraction),
-      {"PWR003", "psu_efficiency", "fraction", Kind::table, 0.5, 1, nullptr, nullptr, nullptr,
-       &P::psu_efficiency},
-      {"PWR004", "min_efficiency", "80 Plus rating", Kind::choice, 0, 0, nullptr, nullptr,
-       &P::psu_min_efficiency, nullptr},
-      num("PWR005", "w_per_8pin", "W", 1, 1000, &P::w_per_8pin),
-      num("PWR005", "w_per_12vhpwr", "W", 1, 2000, &P::w_per_12vhpwr),
-      num("COOL001", "margin", "x", 1, 10, &P::cooling_margin),
-      num("COOL002", "max_air_gpu_heat_w", "W", 0, 1000000, &P::air_max_gpu_heat_w),
-      integer("CPU001", "min_lanes_per_gpu", "lanes", 0, 64, &P::min_lanes_per_gpu),
-      integer("CPU001", "lanes_per_nvme", "lanes", 0, 16, &P::lanes_per_nvme),
-      num("CPU002", "cores_per_gpu", "cores", 0, 256, &P::cores_per_gpu),
-      num("MEM001", "min_gb", "GB", 0, 1000000, &P::min_ram_gb),
-      num("MEM002", "ram_per_vram", "x", 0, 100, &P::ram_per_vram),
-      integer("STOR001", "min_nvme_drives", "drives", 0, 64, &P::min_nvme_drives),
-      num("STOR002", "checkpoint_bytes_per_param", "B", 0, 1000, &P::checkpoint_bytes_per_param),
-      integer("STOR002", "checkpoints_kept", "checkpoints", 0, 1000, &P::checkpoints_kept),
-      num("STOR002", "reserve_gb", "GB", 0, 1000000, &P::storage_reserve_gb),
-      num("RISK003", "throttle_temp_c", "degC", 0, 150, &P::throttle_temp_c),
-  };
-  return defs;
-}
+using Kind = ParamKind;
+using ParamDef = ParamDecl;
 
 std::vector<const ParamDef*> defs_of(std::string_view rule) {
   std::vector<const ParamDef*> out;
-  for (const auto& d : param_defs()) {
-    if (d.rule == rule) out.push_back(&d);
+  if (const RuleDecl* r = find_rule(rule)) {
+    for (const auto& d : r->params) out.push_back(&d);
   }
   return out;
 }
@@ -123,7 +53,7 @@ struct Doc {
 
 std::vector<std::string> known_rule_ids() {
   std::vector<std::string> ids;
-  for (const auto& d : kRuleDefs) ids.emplace_back(d.id);
+  for (const RuleDecl* d : registry()) ids.emplace_back(d->id);
   return ids;
 }
 
@@ -157,7 +87,7 @@ bool check_param(const ParamDef& d, const json& v, const std::string& path, cons
       }
       return true;
     }
-    case Kind::choice: {
+    case Kind::rating: {
       const auto* b = std::begin(kEfficiencyRatings);
       const auto* e = std::end(kEfficiencyRatings);
       if (!v.is_string() || std::find(b, e, v.get<std::string>()) == e) {
@@ -166,7 +96,7 @@ bool check_param(const ParamDef& d, const json& v, const std::string& path, cons
       }
       return true;
     }
-    case Kind::table: {
+    case Kind::rating_table: {
       if (!v.is_object()) {
         return fail(
             fmt::format("expected an object of 80 Plus rating: efficiency, got {}", describe(v)));
@@ -200,10 +130,10 @@ void apply_param(Parameters& p, const ParamDef& d, const json& v) {
     case Kind::integer:
       p.*d.integer = static_cast<int>(v.get<std::int64_t>());
       break;
-    case Kind::choice:
+    case Kind::rating:
       p.*d.text = v.get<std::string>();
       break;
-    case Kind::table:
+    case Kind::rating_table:
       for (const auto& [k, x] : v.items()) (p.*d.table)[k] = x.get<double>();
       break;
   }
@@ -220,9 +150,8 @@ std::vector<std::pair<const ParamDef*, json>> read_params(const json& obj, std::
   for (const auto* d : defs) names.emplace_back(d->name);
   for (const auto& [name, v] : obj.items()) {
     const std::string p = fmt::format("{}.{}", path, name);
-    auto it =
-        std::find_if(defs.begin(), defs.end(),
-                     [&name = name](const ParamDef* d) { return d->name == name; });
+    auto it = std::find_if(defs.begin(), defs.end(),
+                           [&name = name](const ParamDef* d) { return d->name == name; });
     if (it == defs.end()) {
       std::string msg = defs.empty() ? fmt::format("rule {} has no parameters", rule)
                                      : fmt::format("unknown parameter of rule {}", rule);
@@ -239,7 +168,7 @@ std::vector<std::pair<const ParamDef*, json>> read_params(const json& obj, std::
     for (const auto* d : defs) {
       if (!obj.contains(d->name)) {
         out.push_back({file, fmt::format("{}.{}", path, d->name), "missing required parameter"});
-      } else if (d->kind == Kind::table) {
+      } else if (d->kind == Kind::rating_table) {
         for (auto r : kEfficiencyRatings) {
           if (!obj[std::string(d->name)].contains(r)) {
             out.push_back({file, fmt::format("{}.{}.{}", path, d->name, r),
@@ -252,12 +181,7 @@ std::vector<std::pair<const ParamDef*, json>> read_params(const json& obj, std::
   return result;
 }
 
-const RuleDef* find_def(std::string_view id) {
-  for (const auto& d : kRuleDefs) {
-    if (d.id == id) return &d;
-  }
-  return nullptr;
-}
+const RuleDecl* find_def(std::string_view id) { return find_rule(id); }
 
 void unknown_rule(const std::string& id, const std::string& path, const std::string& file,
                   Diagnostics& out) {
@@ -274,7 +198,7 @@ void read_rules(ObjectReader& top, Doc& doc, const std::string& file, bool base,
   if (rules == nullptr) return;
   for (const auto& [id, v] : rules->items()) {
     const std::string path = top.child_path("rules") + "." + id;
-    const RuleDef* def = find_def(id);
+    const RuleDecl* def = find_def(id);
     if (def == nullptr) {
       unknown_rule(id, path, file, out);
       continue;
@@ -306,9 +230,9 @@ void read_rules(ObjectReader& top, Doc& doc, const std::string& file, bool base,
     doc.rules.push_back(std::move(rd));
   }
   if (base) {
-    for (const auto& d : kRuleDefs) {
-      if (!rules->contains(d.id)) {
-        out.push_back({file, fmt::format("rules.{}", d.id),
+    for (const RuleDecl* d : registry()) {
+      if (!rules->contains(d->id)) {
+        out.push_back({file, fmt::format("rules.{}", d->id),
                        "missing rule: every rule needs its "
                        "title, severity, rationale and source"});
       }
@@ -491,15 +415,6 @@ int efficiency_rank(std::string_view rating) {
   return -1;
 }
 
-std::span<const std::string_view> rule_ids() {
-  static const std::vector<std::string_view> ids = [] {
-    std::vector<std::string_view> v;
-    for (const auto& d : kRuleDefs) v.push_back(d.id);
-    return v;
-  }();
-  return ids;
-}
-
 const RuleInfo* RuleSet::rule(std::string_view id) const {
   for (const auto& r : rules) {
     if (r.id == id) return &r;
@@ -524,7 +439,7 @@ const Policy* RuleSet::find_policy(std::string_view name) const {
 std::vector<ParamView> RuleSet::parameters(std::string_view rule) const {
   std::vector<ParamView> out;
   for (const ParamDef* d : defs_of(rule)) {
-    ParamView v{std::string(d->rule), std::string(d->name), std::string(d->unit), {}};
+    ParamView v{std::string(rule), std::string(d->name), std::string(d->unit), {}};
     switch (d->kind) {
       case Kind::number:
         v.value = params.*d->number;
@@ -532,10 +447,10 @@ std::vector<ParamView> RuleSet::parameters(std::string_view rule) const {
       case Kind::integer:
         v.value = params.*d->integer;
         break;
-      case Kind::choice:
+      case Kind::rating:
         v.value = params.*d->text;
         break;
-      case Kind::table: {
+      case Kind::rating_table: {
         v.value = nlohmann::ordered_json::object();
         // In rating order, not alphabetical.
         for (auto r : kEfficiencyRatings) {
@@ -562,10 +477,10 @@ gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
   if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
 
   RuleSet rs;
-  for (const auto& def : kRuleDefs) {
+  for (const RuleDecl* def : registry()) {
     RuleInfo info;
-    info.id = def.id;
-    info.group = def.group;
+    info.id = def->id;
+    info.group = def->group;
     rs.rules.push_back(std::move(info));
   }
   std::string default_policy;

@@ -8,34 +8,42 @@
 
 namespace gpuadvisor::rules::detail {
 
-void risk001(RuleContext& c) {
+using Words = RuleContext::Words;
+
+static void risk001(RuleContext& c) {
   if (!c.b.gpu) return c.not_applicable("no GPUs");
   const auto& g = *c.b.gpu.part;
   if (g.condition != catalog::Condition::used) return;
-  c.report(fmt::format("{} {} used (ex-mining or ex-datacenter): short or no warranty, worn fans, "
-                       "pads and memory",
-                       counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "are" : "is"),
-           text_qty("used"), text_qty("new"),
-           "buy with a return window, run a burn-in (a day of training or a GPU stress test) and "
-           "watch for memory errors on arrival; or buy new",
-           "parts.gpu");
+  c.fail([&] {
+    return Words{
+        fmt::format("{} {} used (ex-mining or ex-datacenter): short or no warranty, worn fans, "
+                    "pads and memory",
+                    counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "are" : "is"),
+        text_qty("used"), text_qty("new"),
+        "buy with a return window, run a burn-in (a day of training or a GPU stress test) and "
+        "watch for memory errors on arrival; or buy new",
+        "parts.gpu"};
+  });
 }
 
-void risk002(RuleContext& c) {
+static void risk002(RuleContext& c) {
   if (!c.b.gpu) return c.not_applicable("no GPUs");
   if (c.b.gpu.count < 2) return c.not_applicable("a single GPU");
   const auto& g = *c.b.gpu.part;
   if (g.interconnect.peer_to_peer) return;
-  c.report(fmt::format("{} have no peer-to-peer (P2P) transfers: every all-reduce goes through "
-                       "host memory, so multi-GPU training scales worse",
-                       counted_name(g.name, c.b.gpu.count)),
-           text_qty("no P2P"), text_qty("P2P or NVLink"),
-           "expect lower multi-GPU scaling (use large per-GPU batches, gradient accumulation, "
-           "DDP over ZeRO-3), or choose GPUs with P2P or NVLink",
-           "parts.gpu");
+  c.fail([&] {
+    return Words{
+        fmt::format("{} have no peer-to-peer (P2P) transfers: every all-reduce goes through "
+                    "host memory, so multi-GPU training scales worse",
+                    counted_name(g.name, c.b.gpu.count)),
+        text_qty("no P2P"), text_qty("P2P or NVLink"),
+        "expect lower multi-GPU scaling (use large per-GPU batches, gradient accumulation, "
+        "DDP over ZeRO-3), or choose GPUs with P2P or NVLink",
+        "parts.gpu"};
+  });
 }
 
-void risk003(RuleContext& c) {
+static void risk003(RuleContext& c) {
   if (!c.b.gpu) return c.not_applicable("no GPUs");
   const auto& g = *c.b.gpu.part;
   if (!g.passive_cooling) return c.not_applicable("the GPUs have their own fans");
@@ -45,27 +53,54 @@ void risk003(RuleContext& c) {
         return x && x.part->type == catalog::CoolingType::datacenter;
       });
   if (airflow) return;
-  c.report(fmt::format("{} {} passively cooled: without a server's forced airflow they pass "
-                       "{} degC and throttle",
-                       counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "are" : "is",
-                       group_digits(c.p.throttle_temp_c)),
-           text_qty("no chassis airflow"), text_qty("server airflow"),
-           "use a server chassis that ducts air through the GPUs, or actively cooled cards",
-           "parts.gpu");
+  c.fail([&] {
+    return Words{fmt::format("{} {} passively cooled: without a server's forced airflow they pass "
+                             "{} degC and throttle",
+                             counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "are" : "is",
+                             group_digits(c.p.throttle_temp_c)),
+                 text_qty("no chassis airflow"), text_qty("server airflow"),
+                 "use a server chassis that ducts air through the GPUs, or actively cooled cards",
+                 "parts.gpu"};
+  });
 }
 
-void risk004(RuleContext& c) {
+static void risk004(RuleContext& c) {
   if (!c.b.gpu) return c.not_applicable("no GPUs");
   const auto& g = *c.b.gpu.part;
   if (g.power_connector != "12vhpwr") return c.not_applicable("no 12VHPWR connectors");
-  c.report(fmt::format("{} take{} 12VHPWR/12V-2x6 plugs, rated {} W with a small margin; "
-                       "melted connectors were traced to plugs not fully seated",
-                       counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "" : "s",
-                       group_digits(c.p.w_per_12vhpwr)),
-           {}, {},
-           "seat every plug fully, avoid sharp bends near the connector, prefer native "
-           "12V-2x6 cables to adapters",
-           "parts.gpu");
+  c.fail([&] {
+    return Words{fmt::format("{} take{} 12VHPWR/12V-2x6 plugs, rated {} W with a small margin; "
+                             "melted connectors were traced to plugs not fully seated",
+                             counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "" : "s",
+                             group_digits(c.p.w_per_12vhpwr)),
+                 {},
+                 {},
+                 "seat every plug fully, avoid sharp bends near the connector, prefer native "
+                 "12V-2x6 cables to adapters",
+                 "parts.gpu"};
+  });
 }
+
+namespace {
+
+using P = Parameters;
+constexpr ParamDecl kRisk003[] = {
+    number_param("throttle_temp_c", "degC", 0, 150, &P::throttle_temp_c)};
+
+const RuleDecl kRules[] = {
+    {.id = "RISK001", .group = "risk", .needs = part::gpu, .fn = risk001},
+    {.id = "RISK002", .group = "risk", .needs = part::gpu, .fn = risk002},
+    // Airflow comes from the platform or a cooling part: both must be known.
+    {.id = "RISK003",
+     .group = "risk",
+     .needs = part::gpu | part::platform | part::cooling,
+     .params = kRisk003,
+     .fn = risk003},
+    {.id = "RISK004", .group = "risk", .needs = part::gpu, .fn = risk004},
+};
+
+}  // namespace
+
+std::span<const RuleDecl> risk_rules() { return kRules; }
 
 }  // namespace gpuadvisor::rules::detail

@@ -7,6 +7,8 @@
 #include "engine_internal.hpp"
 
 namespace gpuadvisor::rules::detail {
+
+using Words = RuleContext::Words;
 namespace {
 
 std::string stack_name(std::string_view stack) { return stack == "rocm" ? "ROCm" : "CUDA"; }
@@ -45,31 +47,35 @@ std::string_view family(std::string_view id) {
 
 }  // namespace
 
-void sw001(RuleContext& c) {
+static void sw001(RuleContext& c) {
   if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
   const auto& s = c.b.software;
   if (s.cuda.empty() && s.rocm.empty()) return c.not_applicable("no CUDA or ROCm version stated");
   const auto& a = *c.b.architecture;
   const auto& g = *c.b.gpu.part;
   if (a.stack == "rocm" && !s.cuda.empty()) {
-    c.report(fmt::format("the spec declares CUDA {} for {}; AMD GPUs run ROCm, not CUDA", s.cuda,
-                         g.name),
-             text_qty("CUDA " + s.cuda), text_qty("ROCm"),
-             fmt::format("declare software.rocm ({} or later for {}) and a ROCm build of the "
-                         "framework; remove software.cuda",
-                         a.min_stack_version, a.id),
-             "software.cuda");
+    c.fail([&] {
+      return Words{fmt::format("the spec declares CUDA {} for {}; AMD GPUs run ROCm, not CUDA",
+                               s.cuda, g.name),
+                   text_qty("CUDA " + s.cuda), text_qty("ROCm"),
+                   fmt::format("declare software.rocm ({} or later for {}) and a ROCm build of the "
+                               "framework; remove software.cuda",
+                               a.min_stack_version, a.id),
+                   "software.cuda"};
+    });
   } else if (a.stack == "cuda" && !s.rocm.empty()) {
-    c.report(fmt::format("the spec declares ROCm {} for {}; NVIDIA GPUs run CUDA, not ROCm", s.rocm,
-                         g.name),
-             text_qty("ROCm " + s.rocm), text_qty("CUDA"),
-             fmt::format("declare software.cuda ({} or later for {}); remove software.rocm",
-                         a.min_stack_version, a.id),
-             "software.rocm");
+    c.fail([&] {
+      return Words{fmt::format("the spec declares ROCm {} for {}; NVIDIA GPUs run CUDA, not ROCm",
+                               s.rocm, g.name),
+                   text_qty("ROCm " + s.rocm), text_qty("CUDA"),
+                   fmt::format("declare software.cuda ({} or later for {}); remove software.rocm",
+                               a.min_stack_version, a.id),
+                   "software.rocm"};
+    });
   }
 }
 
-void sw002(RuleContext& c) {
+static void sw002(RuleContext& c) {
   if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
   const auto& a = *c.b.architecture;
   const std::string& v = declared(c.b);
@@ -78,21 +84,25 @@ void sw002(RuleContext& c) {
   const std::string path = a.stack == "rocm" ? "software.rocm" : "software.cuda";
   const std::string& gpu = c.b.gpu.part->name;
   if (!a.min_stack_version.empty() && compare_versions(v, a.min_stack_version) < 0) {
-    c.report(fmt::format("{} is {}, first supported by {} {}; the spec declares {} {}", gpu,
-                         arch_label(a), stack, a.min_stack_version, stack, v),
-             text_qty(stack + " " + v), text_qty(">= " + a.min_stack_version),
-             fmt::format("use {} {} or later", stack, a.min_stack_version), path);
+    c.fail([&] {
+      return Words{fmt::format("{} is {}, first supported by {} {}; the spec declares {} {}", gpu,
+                               arch_label(a), stack, a.min_stack_version, stack, v),
+                   text_qty(stack + " " + v), text_qty(">= " + a.min_stack_version),
+                   fmt::format("use {} {} or later", stack, a.min_stack_version), path};
+    });
   } else if (!a.max_stack_version.empty() && compare_versions(v, a.max_stack_version) > 0) {
-    c.report(fmt::format("{} is {}, last supported by {} {}; {} {} dropped it", gpu, arch_label(a),
-                         stack, a.max_stack_version, stack, v),
-             text_qty(stack + " " + v), text_qty("<= " + a.max_stack_version),
-             fmt::format("stay on {} {} (and a framework build for it), or use a newer GPU", stack,
-                         a.max_stack_version),
-             path);
+    c.fail([&] {
+      return Words{fmt::format("{} is {}, last supported by {} {}; {} {} dropped it", gpu,
+                               arch_label(a), stack, a.max_stack_version, stack, v),
+                   text_qty(stack + " " + v), text_qty("<= " + a.max_stack_version),
+                   fmt::format("stay on {} {} (and a framework build for it), or use a newer GPU",
+                               stack, a.max_stack_version),
+                   path};
+    });
   }
 }
 
-void sw003(RuleContext& c) {
+static void sw003(RuleContext& c) {
   const auto& s = c.b.software;
   if (s.framework.empty()) return c.not_applicable("no framework stated");
   if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
@@ -100,19 +110,23 @@ void sw003(RuleContext& c) {
   const std::string stack = stack_name(a.stack);
   const FrameworkSupport* fw = c.rs.framework(s.framework);
   if (fw == nullptr) {
-    c.report(fmt::format("{} is not in the rules' framework table", s.framework),
-             text_qty(s.framework), text_qty("a known framework release"),
-             "add it to a --rules file's \"frameworks\"", "software.framework");
+    c.fail([&] {
+      return Words{fmt::format("{} is not in the rules' framework table", s.framework),
+                   text_qty(s.framework), text_qty("a known framework release"),
+                   "add it to a --rules file's \"frameworks\"", "software.framework"};
+    });
     return;
   }
   const auto& versions = a.stack == "rocm" ? fw->rocm : fw->cuda;
   const std::string list = fmt::format("{}", fmt::join(versions, ", "));
   if (versions.empty()) {
-    c.report(
-        fmt::format("{} ships no {} builds; {} needs {}", fw->id, stack, c.b.gpu.part->name, stack),
-        text_qty(fw->id), text_qty(stack + " builds"),
-        fmt::format("use a {} release with {} builds", family(fw->id), stack),
-        "software.framework");
+    c.fail([&] {
+      return Words{fmt::format("{} ships no {} builds; {} needs {}", fw->id, stack,
+                               c.b.gpu.part->name, stack),
+                   text_qty(fw->id), text_qty(stack + " builds"),
+                   fmt::format("use a {} release with {} builds", family(fw->id), stack),
+                   "software.framework"};
+    });
     return;
   }
   const std::string& v = declared(c.b);
@@ -135,9 +149,12 @@ void sw003(RuleContext& c) {
         fix +=
             fmt::format(", or a release with {} {} builds ({})", stack, v, fmt::join(others, ", "));
       }
-      c.report(fmt::format("{} ships builds for {} {}; the spec declares {} {}", fw->id, stack,
-                           list, stack, v),
-               text_qty(stack + " " + v), text_qty(stack + " " + list), fix, "software.framework");
+      c.fail([&] {
+        return Words{fmt::format("{} ships builds for {} {}; the spec declares {} {}", fw->id,
+                                 stack, list, stack, v),
+                     text_qty(stack + " " + v), text_qty(stack + " " + list), fix,
+                     "software.framework"};
+      });
       return;
     }
     if (a.stack == "cuda" && excluded(*fw, *match, cc)) {
@@ -145,12 +162,14 @@ void sw003(RuleContext& c) {
       for (const auto& x : versions) {
         if (arch_supports(a, x) && !excluded(*fw, x, cc)) alt.push_back(x);
       }
-      c.report(fmt::format("{}'s CUDA {} builds leave out {}", fw->id, *match, arch_label(a)),
-               text_qty("CUDA " + v),
-               text_qty(fmt::format("a build for compute capability {}", cc)),
-               alt.empty() ? std::string("use an older framework release, or a newer GPU")
-                           : fmt::format("use {}'s CUDA {} build", fw->id, fmt::join(alt, " or ")),
-               "software.framework");
+      c.fail([&] {
+        return Words{
+            fmt::format("{}'s CUDA {} builds leave out {}", fw->id, *match, arch_label(a)),
+            text_qty("CUDA " + v), text_qty(fmt::format("a build for compute capability {}", cc)),
+            alt.empty() ? std::string("use an older framework release, or a newer GPU")
+                        : fmt::format("use {}'s CUDA {} build", fw->id, fmt::join(alt, " or ")),
+            "software.framework"};
+      });
     }
     return;
   }
@@ -158,13 +177,30 @@ void sw003(RuleContext& c) {
   for (const auto& x : versions) {
     if (arch_supports(a, x) && (a.stack != "cuda" || !excluded(*fw, x, cc))) return;
   }
-  c.report(
-      fmt::format("no {} build ({} {}) supports {}", fw->id, stack, list, arch_label(a)),
-      text_qty(fw->id),
-      text_qty(fmt::format("{} {}-{}", stack, a.min_stack_version,
-                           a.max_stack_version.empty() ? std::string("") : a.max_stack_version)),
-      fmt::format("use a {} release with a {} build that supports {}", family(fw->id), stack, a.id),
-      "software.framework");
+  c.fail([&] {
+    return Words{
+        fmt::format("no {} build ({} {}) supports {}", fw->id, stack, list, arch_label(a)),
+        text_qty(fw->id),
+        text_qty(fmt::format("{} {}-{}", stack, a.min_stack_version,
+                             a.max_stack_version.empty() ? std::string("") : a.max_stack_version)),
+        fmt::format("use a {} release with a {} build that supports {}", family(fw->id), stack,
+                    a.id),
+        "software.framework"};
+  });
 }
+
+namespace {
+
+// The software rules read the GPU, its architecture and the declared stack:
+// the search decides them once per GPU model and count.
+const RuleDecl kRules[] = {
+    {.id = "SW001", .group = "software", .needs = part::gpu, .fn = sw001},
+    {.id = "SW002", .group = "software", .needs = part::gpu, .fn = sw002},
+    {.id = "SW003", .group = "software", .needs = part::gpu, .fn = sw003},
+};
+
+}  // namespace
+
+std::span<const RuleDecl> software_rules() { return kRules; }
 
 }  // namespace gpuadvisor::rules::detail

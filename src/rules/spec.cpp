@@ -1,6 +1,8 @@
 // Build spec parsing: ids or inline parts, site, software, data, workloads, waivers.
 #include "gpuadvisor/rules/spec.hpp"
 
+#include "gpuadvisor/rules/registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -353,7 +355,7 @@ void read_waivers(ObjectReader& top, Ctx& ctx) {
   const json* arr = top.array("waivers", Need::optional);
   if (arr == nullptr) return;
   std::vector<std::string> ids;
-  for (auto id : rule_ids()) ids.emplace_back(id);
+  for (const RuleDecl* r : registry()) ids.emplace_back(r->id);
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const std::string path = index_path("waivers", i);
     ObjectReader r((*arr)[i], path, ctx.file, ctx.diags);

@@ -94,7 +94,7 @@ std::vector<std::string> tips_for(const RecommendedBuild& b, const GpuPlan& plan
   const auto& w = plan.workload;
   const auto& g = *b.candidate.choice.gpu;
   const int n = b.candidate.choice.gpus;
-  const bool fits = (plan.violations & bit(Rule::VRAM001)) == 0;
+  const bool fits = (plan.violations & bit(rules::vram_fit_rule())) == 0;
   for (const auto& ch : fits ? plan.changes : std::vector<std::string>{}) {
     if (ch.starts_with("enable gradient checkpointing")) {
       tips.push_back(
@@ -370,7 +370,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
       for (int n = 1; n <= max_n; ++n) {
         if (req.constraints.gpus > 0 && n != req.constraints.gpus) continue;
         const GpuPlan& plan = ctx.plan(g, n);
-        if ((plan.violations & bit(Rule::VRAM001)) == 0) any_fit = true;
+        if ((plan.violations & bit(rules::vram_fit_rule())) == 0) any_fit = true;
         const double ratio =
             workload::memory_per_gpu(plan.workload, g, n).total / workload::available_bytes(g);
         if (closest == nullptr || ratio < closest_ratio) {
@@ -383,28 +383,27 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
     // The nearest build: the cheapest that breaks one rule (when the workload
     // fits no GPU, the cheapest build of the closest GPU and count).
     std::optional<Candidate> best;
-    Rule best_rule = Rule::count;
+    const rules::RuleDecl* best_rule = nullptr;
     std::unique_ptr<Context> best_ctx;
-    auto try_relaxed = [&](Rule r, const Constraints& cons) {
+    auto try_relaxed = [&](const rules::RuleDecl& r, const Constraints& cons) {
       auto relaxed = std::make_unique<Context>(cat, rules, out.workload, out.site, data.plan);
       relaxed->relax(bit(r));
       auto c = Searcher(*relaxed, cons).cheapest();
       if (c && (!best || c->price < best->price)) {
         best = c;
-        best_rule = r;
+        best_rule = &r;
         best_ctx = std::move(relaxed);
       }
     };
-    if (any_gpu && !any_fit && (ctx.errors() & bit(Rule::VRAM001)) != 0) {
+    if (any_gpu && !any_fit && (ctx.errors() & bit(rules::vram_fit_rule())) != 0) {
       Constraints only = req.constraints;
       only.gpu_id = closest->id;
       only.gpus = closest_n;
-      try_relaxed(Rule::VRAM001, only);
+      try_relaxed(rules::vram_fit_rule(), only);
     }
     if (!best) {
-      for (int i = 0; i < kRuleCount; ++i) {
-        const Rule r = static_cast<Rule>(i);
-        if ((ctx.errors() & bit(r)) != 0) try_relaxed(r, req.constraints);
+      for (const rules::RuleDecl* r : rules::registry()) {
+        if ((ctx.errors() & bit(*r)) != 0) try_relaxed(*r, req.constraints);
       }
     }
     if (!any_gpu) {
@@ -416,7 +415,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
           max_n);
     } else if (best) {
       nf.reason = fmt::format("no build passes every rule at any price; the nearest breaks {}",
-                              rule_id(best_rule));
+                              best_rule->id);
     } else {
       nf.reason = "no build passes every rule at any price, nor with any one rule relaxed";
     }
@@ -425,9 +424,9 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
       // the one the search used); the findings still show the failure.
       const Assembler relaxed_assemble(*best_ctx, req);
       nf.nearest = relaxed_assemble.build(*best, 0, true);
-      nf.broken = std::string(rule_id(best_rule));
+      nf.broken = std::string(best_rule->id);
       const rules::Finding* f = first_error(*nf.nearest);
-      nf.broken_message = f != nullptr ? f->message : std::string(rule_id(best_rule));
+      nf.broken_message = f != nullptr ? f->message : std::string(best_rule->id);
     }
   }
   // Workload and constraint changes that would fit the budget.

@@ -271,6 +271,10 @@ struct Searcher::Impl {
   const rules::Parameters& p;
   RuleMask err;
   int max_n = 1;
+  /// Rules that are errors here and read more than the GPU (GPU plans
+  /// decide the rest), in catalogue order.
+  std::vector<const rules::RuleDecl*> active;
+  std::vector<const rules::RuleDecl*> floors;  ///< of those, the rules with a PSU floor
 
   std::vector<const Gpu*> gpus;
   std::vector<std::string> plan_keys;            ///< plan_key() of each GPU (plans)
@@ -294,6 +298,13 @@ struct Searcher::Impl {
 
   Impl(const Context& c, const Constraints& k) : ctx(c), cons(k), p(c.params()), err(c.errors()) {
     const auto& cat = ctx.catalog();
+    const RuleMask gpu_only = gpu_rules();
+    for (std::size_t i = 0; const rules::RuleDecl* r : rules::registry()) {
+      const RuleMask m = rules::rule_bit(i++);
+      if ((err & m) == 0 || (gpu_only & m) != 0) continue;
+      active.push_back(r);
+      if (r->psu_floor != nullptr) floors.push_back(r);
+    }
     max_n = max_gpu_count(cat, cons);
     // One group per GPU SKU (specifications and condition) and count: the
     // cheapest listing of a SKU gives its cheapest builds (ties: smallest id).
@@ -340,23 +351,58 @@ struct Searcher::Impl {
       info.storage = storage_for(*pl);
       info.takes = {contains(pl->gpu_form_factors, "pcie"), contains(pl->gpu_form_factors, "sxm"),
                     contains(pl->gpu_form_factors, "oam")};
-      const auto& mem = memory_for(*pl, 0);
+      const auto& mem = memory_for(*pl, nullptr, 0);
       info.min_memory = mem.empty() ? kInf : mem.front().price;
       info.cooling = pl->kind == catalog::PlatformKind::rack ? &cooling_rack : &cooling_tower;
-      info.min_cooling = 0;
-      if (on(Rule::COOL001) && pl->included_cooling_w <= 0) {
-        info.min_cooling = kInf;
-        for (const auto& o : *info.cooling) {
-          if (o.part != nullptr) info.min_cooling = std::min(info.min_cooling, o.price);
-        }
-      }
+      info.min_cooling = min_cooling(info);
       plats.push_back(std::move(info));
     }
     stats.unique_parts = cpus.size() + mems.size() + stos.size() + psus.size() + coolers.size() +
                          plats.size() + gpus.size();
   }
 
-  [[nodiscard]] bool on(Rule r) const { return (err & bit(r)) != 0; }
+  /// True when every active rule that the parts `chosen` decide, and that
+  /// the parts chosen before (`chosen` without `fresh`) did not, passes on
+  /// the partial build b; rules with a bound apply it while undecidable.
+  [[nodiscard]] bool stage_ok(const rules::Build& b, rules::Parts chosen, rules::Parts fresh,
+                              const rules::Inputs& in) const {
+    const rules::Parts before = chosen & ~fresh;
+    for (const rules::RuleDecl* r : active) {
+      if (rules::decidable(*r, chosen)) {
+        if (rules::decidable(*r, before)) continue;
+        if (rules::decide(*r, b, in) == rules::Decision::fail) return false;
+      } else if (r->bound != nullptr && !r->bound(b, chosen, in)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// PSU capacity the active rules ask of build b (their PSU floors), W.
+  [[nodiscard]] double psu_need(const rules::Build& b) const {
+    double need = 0;
+    for (const rules::RuleDecl* r : floors) need = std::max(need, r->psu_floor(b, p));
+    return need;
+  }
+
+  /// The cheapest cooling a platform's builds need: none, unless a platform
+  /// with no airflow of its own fails an active rule with no cooling part
+  /// even with nothing drawing power but its own board.
+  [[nodiscard]] Cents min_cooling(const PlatInfo& info) const {
+    rules::Build b;
+    b.platform = info.p;
+    b.site = ctx.site();
+    b.data = ctx.data();
+    if (stage_ok(b, rules::part::platform | rules::part::cooling, rules::part::cooling,
+                 ctx.inputs())) {
+      return 0;
+    }
+    Cents least = kInf;
+    for (const auto& o : *info.cooling) {
+      if (o.part != nullptr) least = std::min(least, o.price);
+    }
+    return least;
+  }
 
   // --- Options per category ------------------------------------------------
 
@@ -395,55 +441,75 @@ struct Searcher::Impl {
     return out;
   }
 
+  // Options per category are memoized by the fields of the platform (and of
+  // the GPUs) that the rules deciding them read: a rule that reads another
+  // field at that stage must add it to the key (the oracle test catches a
+  // missing one).
+
   const std::vector<StoOpt>& storage_for(const Platform& pl) {
     auto [it, inserted] = storage_cache.try_emplace(Key()(pl.nvme_slots, pl.drive_bays).str());
     if (inserted) it->second = storage_options(pl);
     return it->second;
   }
 
-  const std::vector<CpuOpt>& cpu_for(const Platform& pl, int n, int lanes_need) {
-    auto [it, inserted] = cpu_cache.try_emplace(
-        Key()(pl.socket, pl.cpu_families, pl.cpu_sockets, pl.memory_type, n, lanes_need).str());
-    if (inserted) it->second = cpu_options(pl, n, lanes_need);
+  /// CPUs for a platform; with a GPU, for n of them and the drives `sto`.
+  const std::vector<CpuOpt>& cpu_for(const Platform& pl, const Gpu* g, int n, const StoOpt* sto) {
+    const int nvme = sto != nullptr ? sto->nvme : -1;
+    auto [it, inserted] =
+        cpu_cache.try_emplace(Key()(pl.socket, pl.cpu_families, pl.cpu_sockets, pl.memory_type,
+                                    pl.gpu_pcie_lanes, g != nullptr ? n : 0, nvme)
+                                  .str());
+    if (inserted) it->second = cpu_options(pl, g, n, sto);
     return it->second;
   }
 
-  const std::vector<MemOpt>& memory_for(const Platform& pl, double vram_need) {
+  /// Memory for a platform; with a GPU, for n of them.
+  const std::vector<MemOpt>& memory_for(const Platform& pl, const Gpu* g, int n) {
+    const double vram = g != nullptr ? g->memory_gb * n : -1.0;
     auto [it, inserted] = memory_cache.try_emplace(
-        Key()(pl.memory_type, pl.registered_memory, pl.memory_slots, pl.max_memory_gb, vram_need)
-            .str());
-    if (inserted) it->second = memory_options(pl, vram_need);
+        Key()(pl.memory_type, pl.registered_memory, pl.memory_slots, pl.max_memory_gb, vram).str());
+    if (inserted) it->second = memory_options(pl, g, n);
     return it->second;
   }
 
+  /// The partial build of a platform (site and data as the query states).
+  [[nodiscard]] rules::Build partial(const Platform& pl, const Gpu* g, int n) const {
+    rules::Build b;
+    b.platform = &pl;
+    if (g != nullptr) {
+      b.gpu = {g, n};
+      b.architecture = ctx.catalog().architecture(g->architecture);
+    }
+    b.site = ctx.site();
+    b.data = ctx.data();
+    return b;
+  }
+
+  [[nodiscard]] static rules::Parts with_gpu(const Gpu* g, rules::Parts parts) {
+    return g != nullptr ? parts | rules::part::gpu : parts;
+  }
+
+  /// Each drive model at the smallest count the storage rules accept.
   std::vector<StoOpt> storage_options(const Platform& pl) const {
     std::vector<StoOpt> opts;
     const int bound = pl.nvme_slots + pl.drive_bays;
+    rules::Build b = partial(pl, nullptr, 0);
+    b.storage.resize(1);
+    const rules::Parts chosen = rules::part::platform | rules::part::storage;
     for (const Storage* s : stos) {
       const bool nvme = s->type == catalog::StorageType::nvme;
-      int j = 1;
-      if (on(Rule::STOR001)) {
-        if (!nvme && p.min_nvme_drives > 0) continue;
-        if (nvme) j = std::max(j, p.min_nvme_drives);
+      for (int j = 1; j <= bound; ++j) {
+        b.storage[0] = {s, j};
+        if (!stage_ok(b, chosen, rules::part::storage, ctx.inputs())) continue;
+        opts.push_back({s, j, j * to_cents(s->price.usd), item(j, s->power_w), nvme ? j : 0});
+        break;
       }
-      if (on(Rule::STOR002) && ctx.storage_rule_applies()) {
-        const double need = ctx.storage_needed_gb();
-        const double per = s->capacity_tb * 1000.0;
-        const double estimate = std::ceil(need / per);
-        if (!(estimate <= bound + 1)) continue;
-        int k = std::max(1, static_cast<int>(estimate) - 1);
-        while (k <= bound && per * k < need) ++k;
-        j = std::max(j, k);
-      }
-      if (j > bound) continue;
-      if (on(Rule::STOR003) && j > (nvme ? pl.nvme_slots : pl.drive_bays)) continue;
-      opts.push_back({s, j, j * to_cents(s->price.usd), item(j, s->power_w), nvme ? j : 0});
     }
     // Pareto front over (price, power, NVMe drives: lanes).
-    std::sort(opts.begin(), opts.end(), [](const StoOpt& a, const StoOpt& b) {
-      if (a.price != b.price) return a.price < b.price;
-      if (a.item != b.item) return a.item < b.item;
-      return a.nvme < b.nvme;
+    std::sort(opts.begin(), opts.end(), [](const StoOpt& x, const StoOpt& y) {
+      if (x.price != y.price) return x.price < y.price;
+      if (x.item != y.item) return x.item < y.item;
+      return x.nvme < y.nvme;
     });
     std::vector<StoOpt> out;
     for (const auto& o : opts) {
@@ -455,100 +521,73 @@ struct Searcher::Impl {
     return out;
   }
 
-  [[nodiscard]] std::vector<CpuOpt> cpu_options(const Platform& pl, int n, int lanes_need) const {
+  [[nodiscard]] std::vector<CpuOpt> cpu_options(const Platform& pl, const Gpu* g, int n,
+                                                const StoOpt* sto) const {
     std::vector<CpuOpt> opts;
     const int k = pl.cpu_sockets;
-    const int cores_need = static_cast<int>(std::ceil(n * p.cores_per_gpu - 1e-9));
+    rules::Build b = partial(pl, g, n);
+    rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::cpu);
+    if (sto != nullptr) {
+      b.storage.push_back({sto->drive, sto->count});
+      chosen |= rules::part::storage;
+    }
     for (const Cpu* c : cpus) {
-      if (on(Rule::PLAT004)) {
-        if (c->socket != pl.socket) continue;
-        if (!pl.cpu_families.empty() && !contains(pl.cpu_families, c->family)) continue;
-      }
-      if (on(Rule::CPU002) && c->cores * k < cores_need) continue;
-      if (on(Rule::MEM003) && c->memory_type != pl.memory_type) continue;
-      if (on(Rule::CPU001) && c->pcie_lanes * k < lanes_need) continue;
+      b.cpu = {c, k};
+      if (!stage_ok(b, chosen, rules::part::cpu, ctx.inputs())) continue;
       opts.push_back({c, k * to_cents(c->price.usd), item(k, c->tdp_w), c->pcie_lanes * k});
     }
     return pareto(std::move(opts));
   }
 
-  [[nodiscard]] std::vector<MemOpt> memory_options(const Platform& pl, double vram_need) const {
+  /// Each kit at the smallest count the memory rules accept.
+  [[nodiscard]] std::vector<MemOpt> memory_options(const Platform& pl, const Gpu* g, int n) const {
     std::vector<MemOpt> opts;
+    rules::Build b = partial(pl, g, n);
+    const rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::memory);
     for (const MemoryKit* m : mems) {
-      if (on(Rule::MEM003) &&
-          (m->type != pl.memory_type || m->registered != pl.registered_memory)) {
-        continue;
+      for (int q = 1; q <= pl.memory_slots; ++q) {
+        b.memory = {m, q};
+        if (!stage_ok(b, chosen, rules::part::memory, ctx.inputs())) continue;
+        opts.push_back({m, q, q * to_cents(m->price.usd), item(q, m->power_w)});
+        break;
       }
-      double lower = 0;
-      if (on(Rule::MEM001)) lower = std::max(lower, p.min_ram_gb);
-      if (on(Rule::MEM002)) lower = std::max(lower, vram_need);
-      const double estimate = std::ceil(lower / m->capacity_gb);
-      if (!(estimate <= pl.memory_slots + 1)) continue;
-      int q = std::max(1, static_cast<int>(estimate) - 1);
-      while (q <= pl.memory_slots && m->capacity_gb * q < lower) ++q;
-      if (q > pl.memory_slots) continue;
-      if (on(Rule::MEM003)) {
-        if (m->modules * q > pl.memory_slots) continue;
-        if (pl.max_memory_gb > 0 && m->capacity_gb * q > pl.max_memory_gb) continue;
-      }
-      opts.push_back({m, q, q * to_cents(m->price.usd), item(q, m->power_w)});
     }
     return pareto(std::move(opts));
   }
 
-  /// PSU sets for a platform and a GPU connector profile, by efficiency.
+  /// PSU sets for a platform (and n GPUs of g), by efficiency: those that
+  /// pass the rules a platform, its GPUs and its PSUs decide.
   const PsuTable& psu_table(const PlatInfo& info, const Gpu* g, int n) {
     const Platform& pl = *info.p;
-    const bool connectors = g != nullptr && on(Rule::PWR005) &&
-                            !(g->power_connector == "none" || g->power_connector.empty());
-    int gpu_12v = 0, gpu_8pin = 0, per_adapter = 0;
-    if (connectors) {
-      const int inputs = std::max(1, g->power_connector_count) * n;
-      if (g->power_connector == "12vhpwr") gpu_12v = inputs;
-      if (g->power_connector == "8pin" || g->power_connector == "cpu8pin") gpu_8pin = inputs;
-      per_adapter = static_cast<int>(
-          std::ceil(g->power_w / std::max(1, g->power_connector_count) / p.w_per_8pin - 1e-9));
-    }
-    const std::string key = Key()(pl.psu_form, pl.max_psu_w, pl.psu_bays,
+    const std::string gpu =
+        g != nullptr ? Key()(g->power_connector, g->power_connector_count, g->power_w, n).str()
+                     : std::string();
+    const std::string key = Key()(pl.psu_form, pl.max_psu_w, pl.psu_bays, pl.base_power_w,
                                   info.included != nullptr ? info.included->id : std::string(),
-                                  info.included_count, gpu_12v, gpu_8pin, per_adapter)
+                                  info.included_count, gpu)
                                 .str();
     auto it = psu_tables.find(key);
     if (it != psu_tables.end()) return it->second;
 
-    auto ok = [&](const Psu& psu, int r) {
-      if (on(Rule::PLAT005)) {
-        if (psu.form != pl.psu_form) return false;
-        if (r > pl.psu_bays) return false;
-        if (pl.max_psu_w > 0 && psu.watts_230v > pl.max_psu_w) return false;
-      }
-      if (on(Rule::PWR004) &&
-          rules::efficiency_rank(psu.efficiency) < rules::efficiency_rank(p.psu_min_efficiency)) {
-        return false;
-      }
-      if (connectors && psu.form != "server") {
-        const int adapters = std::max(0, gpu_12v - psu.connectors_12vhpwr * r);
-        if (gpu_8pin + adapters * per_adapter > psu.pcie_8pin * r) return false;
-      }
-      return true;
-    };
+    rules::Build b = partial(pl, g, n);
+    b.psu_from_platform = info.included != nullptr;
+    const rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::psu);
     std::vector<std::pair<double, PsuOpt>> opts;
     auto add = [&](const Psu& psu, int r, Cents price) {
-      const double unit = ctx.voltage() < 200 ? psu.watts_115v : psu.watts_230v;
-      opts.push_back({ctx.efficiency(psu), PsuOpt{&psu, r, price, std::max(0, r) * unit}});
+      b.psu = {&psu, r};
+      if (!stage_ok(b, chosen, rules::part::psu, ctx.inputs())) return;
+      opts.push_back({ctx.efficiency(psu), PsuOpt{&psu, r, price, rules::psu_capacity_w(b)}});
     };
     if (info.included != nullptr) {
-      if (ok(*info.included, info.included_count)) add(*info.included, info.included_count, 0);
+      add(*info.included, info.included_count, 0);
     } else {
       for (const Psu* psu : psus) {
-        for (int r = 1; r <= pl.psu_bays; ++r) {
-          if (ok(*psu, r)) add(*psu, r, r * to_cents(psu->price.usd));
-        }
+        for (int r = 1; r <= pl.psu_bays; ++r) add(*psu, r, r * to_cents(psu->price.usd));
       }
     }
     PsuTable table;
     std::sort(opts.begin(), opts.end(),
-              [](const auto& a, const auto& b) { return a.first > b.first; });
+              [](const auto& x, const auto& y) { return x.first > y.first; });
     for (const auto& [eff, o] : opts) {
       if (table.empty() || table.back().efficiency != eff) {
         table.emplace_back();
@@ -558,17 +597,6 @@ struct Searcher::Impl {
     }
     for (auto& s : table) s.finish();
     return psu_tables.emplace(key, std::move(table)).first->second;
-  }
-
-  [[nodiscard]] double psu_need(int n, double peak) const {
-    double need = 0;
-    if (on(Rule::PWR001) && n > 0) {
-      double g = n * p.psu_w_per_gpu;
-      if (n >= 2) g = std::max(g, p.psu_multi_gpu_min_w);
-      need = std::max(need, g);
-    }
-    if (on(Rule::PWR002)) need = std::max(need, peak * p.psu_margin);
-    return need;
   }
 
   static Cents cheapest_psu(const PsuTable& t, double need) {
@@ -581,8 +609,8 @@ struct Searcher::Impl {
 
   // --- Platform lower bounds ------------------------------------------------
 
-  /// Platforms that can hold n GPUs, by a lower bound of their completed
-  /// price (platform + cheapest parts of each category, couplings ignored).
+  /// Platforms by a lower bound of their completed price for n GPUs
+  /// (platform + cheapest parts of each category, couplings ignored).
   const std::vector<std::pair<Cents, std::size_t>>& platform_order(int n) {
     auto it = order.find(n);
     if (it != order.end()) return it->second;
@@ -590,14 +618,13 @@ struct Searcher::Impl {
     for (std::size_t i = 0; i < plats.size(); ++i) {
       const auto& info = plats[i];
       const Platform& pl = *info.p;
-      if (on(Rule::PLAT001) && n > pl.max_gpus) continue;
-      if (on(Rule::CPU001) && pl.gpu_pcie_lanes < p.min_lanes_per_gpu) continue;
       if (info.min_memory >= kInf || info.storage.empty() || info.min_cooling >= kInf) continue;
-      const auto& c = cpu_for(pl, n, n * p.min_lanes_per_gpu);
+      const auto& c = cpu_for(pl, nullptr, n, nullptr);
       if (c.empty()) continue;
       const Cents lb = info.price + info.min_cooling + info.min_memory +
                        info.storage.front().price + c.front().price;
-      const Cents psu = cheapest_psu(psu_table(info, nullptr, n), psu_need(n, 0));
+      const Cents psu =
+          cheapest_psu(psu_table(info, nullptr, n), psu_need(partial(pl, nullptr, 0)));
       if (psu >= kInf) continue;
       v.emplace_back(lb + psu, i);
     }
@@ -607,19 +634,11 @@ struct Searcher::Impl {
     return order.emplace(n, std::move(v)).first->second;
   }
 
+  /// True when the platform can take n GPUs of g (the rules a GPU and a
+  /// platform decide: slots, form factor, baseboard).
   [[nodiscard]] bool holds(const PlatInfo& info, const Gpu& g, int n) const {
-    const Platform& pl = *info.p;
-    if (on(Rule::PLAT001) && n > pl.max_gpus) return false;
-    const bool pcie = g.form_factor == catalog::GpuFormFactor::pcie;
-    if (on(Rule::PLAT002) && pcie && info.takes[0]) {
-      if (n * g.slot_width > pl.max_gpus * pl.max_gpu_slot_width) return false;
-      if (pl.max_gpu_length_mm > 0 && g.length_mm > pl.max_gpu_length_mm) return false;
-    }
-    if (on(Rule::PLAT003)) {
-      if (!info.takes[static_cast<std::size_t>(g.form_factor)]) return false;
-      if (!pcie && g.baseboard != pl.baseboard) return false;
-    }
-    return true;
+    return stage_ok(partial(*info.p, &g, n), rules::part::gpu | rules::part::platform,
+                    rules::part::platform, ctx.inputs());
   }
 
   // --- Exact completion -----------------------------------------------------
@@ -629,7 +648,7 @@ struct Searcher::Impl {
   void complete(const PlatInfo& info, const Gpu& g, int n, Completion& best) {
     ++stats.platforms;
     const Platform& pl = *info.p;
-    const auto& mem = memory_for(pl, g.memory_gb * n * p.ram_per_vram);
+    const auto& mem = memory_for(pl, &g, n);
     if (mem.empty() || info.storage.empty()) return;
     const PsuTable& psu = psu_table(info, &g, n);
     if (psu.empty()) return;
@@ -643,18 +662,10 @@ struct Searcher::Impl {
       const MemOpt* mem;
       const StoOpt* sto;
     };
-    // CPU fronts per lane need (the NVMe drives take lanes too: CPU001).
-    std::vector<std::pair<int, const std::vector<CpuOpt>*>> cpu_fronts;
+    // CPU fronts per drive option (the NVMe drives take lanes too: CPU001).
     std::vector<Rest> rest;
     for (const StoOpt& s : info.storage) {
-      const int lanes = n * p.min_lanes_per_gpu + s.nvme * p.lanes_per_nvme;
-      auto f = std::find_if(cpu_fronts.begin(), cpu_fronts.end(),
-                            [&](const auto& x) { return x.first == lanes; });
-      if (f == cpu_fronts.end()) {
-        cpu_fronts.emplace_back(lanes, &cpu_for(pl, n, lanes));
-        f = cpu_fronts.end() - 1;
-      }
-      for (const CpuOpt& c : *f->second) {
+      for (const CpuOpt& c : cpu_for(pl, &g, n, &s)) {
         for (const MemOpt& m : mem) {
           double draw = 0;
           draw += gpu_item;
@@ -682,53 +693,58 @@ struct Searcher::Impl {
     }();
     if (rest.empty()) return;
 
-    const double open_air =
-        !g.passive_cooling && g.market == catalog::GpuMarket::consumer ? g.power_w * n : 0.0;
-    const bool need_forced = on(Rule::COOL002) && open_air != 0 &&
-                             open_air > p.air_max_gpu_heat_w && pl.included_cooling_w <= 0;
-    const bool need_airflow = on(Rule::RISK003) && g.passive_cooling && pl.included_cooling_w <= 0;
-    const double circuit =
-        ctx.site().circuit_w * ctx.site().circuits * p.circuit_continuous_fraction;
-    const bool check_circuit = on(Rule::PWR003) && ctx.site().circuit_w > 0;
-
-    const Cents psu_floor = cheapest_psu(psu, psu_need(n, 0));
+    const std::vector<workload::Workload> loads{ctx.plan(g, n).workload};
+    const rules::Inputs in{loads, ctx.rules()};
+    rules::Build b = partial(pl, &g, n);
+    b.storage.resize(1);
+    b.psu_from_platform = info.included != nullptr;
+    const rules::Parts no_psu = rules::part::all & ~rules::part::psu;
+    const Cents psu_floor = cheapest_psu(psu, psu_need(b));
     for (const Rest& r : rest) {
       const Cents base = info.price + r.price;
       if (base + info.min_cooling + psu_floor >= best.price) break;
-      const Cents psu_lb = cheapest_psu(psu, psu_need(n, r.draw));
+      b.cpu = {r.cpu->cpu, pl.cpu_sockets};
+      b.memory = {r.mem->kit, r.mem->count};
+      b.storage[0] = {r.sto->drive, r.sto->count};
+      b.cooling.clear();
+      b.psu = {};
+      const Cents psu_lb = cheapest_psu(psu, psu_need(b));
       if (psu_lb >= kInf) continue;
       for (const CoolOpt& c : *info.cooling) {
         if (base + c.price + psu_lb >= best.price) break;
-        if (need_forced && !c.forced) continue;
-        if (need_airflow && !c.airflow) continue;
-        double peak = r.draw;
-        peak += c.item;
-        double cooling = pl.included_cooling_w;
-        if (c.part != nullptr) cooling += c.capacity;
-        const double need = psu_need(n, peak);
+        b.cooling.clear();
+        if (c.part != nullptr) b.cooling.push_back({c.part, c.count});
+        b.psu = {};
+        // Every rule but the PSU's (cooling rules, with COOL001's bound).
+        if (!stage_ok(b, no_psu, rules::part::cooling, in)) continue;
+        const double need = psu_need(b);
         for (const Staircase& s : psu) {
-          const double wall = peak / s.efficiency;
-          if (check_circuit && wall > circuit) continue;
-          if (on(Rule::COOL001) && cooling < wall * p.cooling_margin) continue;
           const PsuOpt* o = s.query(need);
           if (o == nullptr) continue;
           const Cents total = base + c.price + o->price;
-          if (total < best.price) {
-            best.price = total;
-            Choice& ch = best.parts;
-            ch.platform = &pl;
-            ch.cpu = r.cpu->cpu;
-            ch.cpus = pl.cpu_sockets;
-            ch.memory = r.mem->kit;
-            ch.memory_count = r.mem->count;
-            ch.storage = r.sto->drive;
-            ch.storage_count = r.sto->count;
-            ch.psu = o->psu;
-            ch.psu_count = o->count;
-            ch.psu_from_platform = info.included != nullptr;
-            ch.cooling = c.part;
-            ch.cooling_count = c.count;
-          }
+          if (total >= best.price) continue;
+          // The whole build, by every active rule. The rest of a staircase
+          // has the same efficiency, hence the same wall draw and heat.
+          b.psu = {o->psu, o->count};
+          const bool ok = std::all_of(active.begin(), active.end(), [&](const rules::RuleDecl* x) {
+            return rules::decide(*x, b, in) != rules::Decision::fail;
+          });
+          b.psu = {};
+          if (!ok) continue;
+          best.price = total;
+          Choice& ch = best.parts;
+          ch.platform = &pl;
+          ch.cpu = r.cpu->cpu;
+          ch.cpus = pl.cpu_sockets;
+          ch.memory = r.mem->kit;
+          ch.memory_count = r.mem->count;
+          ch.storage = r.sto->drive;
+          ch.storage_count = r.sto->count;
+          ch.psu = o->psu;
+          ch.psu_count = o->count;
+          ch.psu_from_platform = info.included != nullptr;
+          ch.cooling = c.part;
+          ch.cooling_count = c.count;
         }
       }
     }

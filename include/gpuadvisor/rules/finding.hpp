@@ -21,7 +21,7 @@ struct Quantity {
 
 /// One problem (or note) a rule found in a build.
 struct Finding {
-  std::string rule;  ///< "PWR002"
+  std::string rule;  ///< PWR002
   Severity severity = Severity::error;
   std::string title;    ///< the rule's title
   Quantity measured;    ///< what the build has

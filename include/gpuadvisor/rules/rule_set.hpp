@@ -71,7 +71,7 @@ struct Parameters {
 
 /// What a rule is, beyond its code: text and severity from data/rules.json.
 struct RuleInfo {
-  std::string id;     ///< "PWR001"
+  std::string id;     ///< PWR001
   std::string group;  ///< "power", "cooling", ...
   std::string title;  ///< short, one line
   Severity severity = Severity::error;
@@ -85,7 +85,7 @@ struct Policy {
   std::string name;
   std::string description;
   std::string source;
-  nlohmann::json parameters = nlohmann::json::object();  ///< {"PWR002": {"margin": 1.5}}
+  nlohmann::json parameters = nlohmann::json::object();  ///< {PWR002: {margin: 1.5}}
 };
 
 /// Which CUDA / ROCm versions a framework release ships builds for.
@@ -119,9 +119,6 @@ struct RuleSet {
   /// The parameters of one rule with their current values.
   [[nodiscard]] std::vector<ParamView> parameters(std::string_view rule) const;
 };
-
-/// Every rule id the engine implements, in catalogue order.
-[[nodiscard]] std::span<const std::string_view> rule_ids();
 
 /// One rules document: its text and a name for messages.
 struct RulesText {

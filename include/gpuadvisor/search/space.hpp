@@ -8,12 +8,11 @@
 /// model x count, and no cooling part or one cooling model x count (at most
 /// kMaxCoolingUnits) whose `form` matches the platform's kind.
 ///
-/// violations() decides every rule that involves more than the GPU with the
-/// rules' own arithmetic (rules/build.hpp), without building strings; the
-/// rules that involve only the GPU and the workload (software, VRAM, risk
-/// notes about the card) are decided by the rules engine itself, once per GPU
-/// and count (GpuPlans). The tests check violations() against
-/// rules::evaluate() on random builds.
+/// violations() decides every rule that involves more than the GPU by calling
+/// the rule's own function (rules/registry.hpp) without words; the rules
+/// that involve only the GPU and the workload (software, VRAM, risk notes
+/// about the card) are decided once per GPU and count (GpuPlans). The tests
+/// check violations() against rules::evaluate() on random builds.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -25,6 +24,7 @@
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/rules/build.hpp"
+#include "gpuadvisor/rules/registry.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
@@ -38,52 +38,14 @@ using Cents = std::int64_t;
 /// Cooling parts per build at most (one model).
 inline constexpr int kMaxCoolingUnits = 4;
 
-/// The rules the search models, in the engine's catalogue order.
-enum class Rule : int {
-  PWR001,
-  PWR002,
-  PWR003,
-  PWR004,
-  PWR005,
-  COOL001,
-  COOL002,
-  PLAT001,
-  PLAT002,
-  PLAT003,
-  PLAT004,
-  PLAT005,
-  CPU001,
-  CPU002,
-  MEM001,
-  MEM002,
-  MEM003,
-  STOR001,
-  STOR002,
-  STOR003,
-  VRAM001,
-  SW001,
-  SW002,
-  SW003,
-  RISK001,
-  RISK002,
-  RISK003,
-  RISK004,
-  count
-};
-inline constexpr int kRuleCount = static_cast<int>(Rule::count);
-using RuleMask = std::uint32_t;
-static_assert(kRuleCount <= 32);
-
-[[nodiscard]] constexpr RuleMask bit(Rule r) { return RuleMask{1} << static_cast<int>(r); }
-[[nodiscard]] std::string_view rule_id(Rule r);
-[[nodiscard]] std::optional<Rule> parse_rule(std::string_view id);
-/// Rule ids of a mask, in catalogue order.
-[[nodiscard]] std::vector<std::string> rule_ids(RuleMask m);
-
-/// Rules decided per GPU model and count by the engine (GpuPlans).
-inline constexpr RuleMask kGpuRules = bit(Rule::VRAM001) | bit(Rule::SW001) | bit(Rule::SW002) |
-                                      bit(Rule::SW003) | bit(Rule::RISK001) | bit(Rule::RISK002) |
-                                      bit(Rule::RISK004);
+/// Rule sets as masks over rules::registry() positions.
+using rules::rule_ids;
+using rules::RuleMask;
+/// The mask of one rule.
+[[nodiscard]] RuleMask bit(const rules::RuleDecl& r);
+/// Rules that read only the GPUs and the workload (their `needs` is the GPU
+/// alone): decided once per GPU model and count by the engine (GpuPlans).
+[[nodiscard]] RuleMask gpu_rules();
 
 /// One build of the search space.
 struct Choice {
@@ -138,9 +100,6 @@ class Context {
 
   /// Supply voltage the PSU ratings are read at (rules::supply_voltage).
   [[nodiscard]] double voltage() const { return voltage_; }
-  /// STOR002: storage the workload needs, GB; 0 when the rule does not apply.
-  [[nodiscard]] double storage_needed_gb() const { return storage_needed_gb_; }
-  [[nodiscard]] bool storage_rule_applies() const { return storage_applies_; }
   /// Efficiency the rules use for a PSU rating (lowest known when unknown).
   [[nodiscard]] double efficiency(const catalog::Psu& psu) const;
 
@@ -149,6 +108,8 @@ class Context {
   /// The same with the GPU's plan_key() computed by the caller.
   [[nodiscard]] const GpuPlan& plan(const catalog::Gpu& gpu, int gpus,
                                     const std::string& key) const;
+  /// The rules' inputs for a build of this query (the workload as asked).
+  [[nodiscard]] rules::Inputs inputs() const { return {base_loads_, *rules_}; }
   /// The platform's included PSU, if it has one and the catalog holds it.
   [[nodiscard]] const catalog::Psu* included_psu(const catalog::Platform& p) const;
 
@@ -161,19 +122,18 @@ class Context {
   RuleMask errors_ = 0;
   RuleMask relaxed_ = 0;
   double voltage_ = 115;
-  double storage_needed_gb_ = 0;
-  bool storage_applies_ = false;
   double lowest_efficiency_ = 1;
-  rules::RuleSet gpu_rules_;  ///< the GPU-only rules, evaluated by the engine
+  rules::RuleSet gpu_rules_;                    ///< the GPU-only rules, evaluated by the engine
+  std::vector<workload::Workload> base_loads_;  ///< {base}: what the build rules read
   mutable std::map<std::pair<std::string, int>, std::unique_ptr<GpuPlan>> plans_;
 };
 
-/// Draw of the parts, W, summed in the order rules::power_items() uses, so
-/// that it equals rules::peak_draw_w() bit for bit.
-[[nodiscard]] double peak_draw_w(const Choice& c);
-
-/// Every rule except the GPU-only ones that the choice breaks (any severity).
+/// Every rule except the GPU-only ones that the choice breaks (any severity),
+/// by the rules' own functions on the build to_build() gives.
 [[nodiscard]] RuleMask violations(const Choice& c, const Context& ctx);
+/// The same for a partial choice: only the rules the parts `chosen` decide
+/// (rules::decidable), GPU-only rules included.
+[[nodiscard]] RuleMask violations(const Choice& c, const Context& ctx, rules::Parts chosen);
 
 /// All rules the choice breaks: violations() plus the GPU plan's.
 [[nodiscard]] RuleMask all_violations(const Choice& c, const Context& ctx);

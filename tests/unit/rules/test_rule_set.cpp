@@ -2,6 +2,8 @@
 // every problem a rules file can have, with its path.
 #include <catch2/catch.hpp>
 
+#include "gpuadvisor/rules/registry.hpp"
+
 #include <algorithm>
 
 #include "gpuadvisor/rules/rule_set.hpp"
@@ -16,7 +18,8 @@ using Catch::Contains;
 
 namespace {
 
-gpuadvisor::expected<RuleSet, Diagnostics> overlay(const std::string& text, std::string_view policy = "") {
+gpuadvisor::expected<RuleSet, Diagnostics> overlay(const std::string& text,
+                                                   std::string_view policy = "") {
   // Built here, not at static initialisation: the embedded text is another
   // translation unit's global.
   const RulesText base{embedded::rules, "<embedded rules>"};
@@ -41,7 +44,7 @@ TEST_CASE("the embedded rules define every rule with text, source and parameters
           "[rules][rule_set]") {
   const RuleSet& rs = embedded_rule_set();
   CHECK(rs.policy == "standard");
-  REQUIRE(rs.rules.size() == rule_ids().size());
+  REQUIRE(rs.rules.size() == registry().size());
   for (const auto& r : rs.rules) {
     INFO(r.id);
     CHECK_FALSE(r.title.empty());

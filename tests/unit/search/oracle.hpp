@@ -19,14 +19,6 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
   const auto& cat = ctx.catalog();
   const RuleMask errors = ctx.errors();
   const int max_n = max_gpu_count(cat, cons);
-  // Rules that a partial build decides, by the last part they need.
-  const RuleMask after_platform = bit(Rule::PLAT001) | bit(Rule::PLAT002) | bit(Rule::PLAT003);
-  const RuleMask after_cpu = bit(Rule::PLAT004) | bit(Rule::CPU002);
-  const RuleMask after_memory = bit(Rule::MEM001) | bit(Rule::MEM002) | bit(Rule::MEM003);
-  const RuleMask after_storage =
-      bit(Rule::STOR001) | bit(Rule::STOR002) | bit(Rule::STOR003) | bit(Rule::CPU001);
-  const RuleMask after_psu =
-      bit(Rule::PLAT005) | bit(Rule::PWR001) | bit(Rule::PWR004) | bit(Rule::PWR005);
   // Clears the parts chosen after a level, so that checks see only its own.
   auto clear_from = [](Choice& c, int level) {
     if (level <= 0) c.cpu = nullptr, c.cpus = 0;
@@ -35,8 +27,11 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
     if (level <= 3) c.psu = nullptr, c.psu_count = 0, c.psu_from_platform = false;
     if (level <= 4) c.cooling = nullptr, c.cooling_count = 0;
   };
-  auto breaks = [&](const Choice& c, RuleMask decided) {
-    return (violations(c, ctx) & decided & errors) != 0;
+  // A branch is cut when a rule that its parts decide (the rules' own
+  // `needs`) fails.
+  namespace part = rules::part;
+  auto breaks = [&](const Choice& c, rules::Parts chosen) {
+    return (violations(c, ctx, chosen) & errors) != 0;
   };
 
   // One group per GPU SKU (plan_key: specifications and condition) and count.
@@ -55,24 +50,27 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
         if (!allowed(pl, cons)) continue;
         c.platform = &pl;
         clear_from(c, 0);
-        if (breaks(c, after_platform) || price(c) > cons.budget) continue;
+        if (breaks(c, part::gpu | part::platform) || price(c) > cons.budget) continue;
         for (const auto& cpu : cat.cpus) {
           clear_from(c, 1);
           c.cpu = &cpu;
           c.cpus = pl.cpu_sockets;
-          if (breaks(c, after_cpu) || price(c) > cons.budget) continue;
+          if (breaks(c, part::gpu | part::platform | part::cpu) || price(c) > cons.budget) continue;
           for (const auto& mem : cat.memory) {
             for (int q = 1; q <= pl.memory_slots; ++q) {
               clear_from(c, 2);
               c.memory = &mem;
               c.memory_count = q;
-              if (breaks(c, after_memory) || price(c) > cons.budget) continue;
+              if (breaks(c, part::gpu | part::platform | part::cpu | part::memory) ||
+                  price(c) > cons.budget)
+                continue;
               for (const auto& sto : cat.storage) {
                 for (int j = 1; j <= pl.nvme_slots + pl.drive_bays; ++j) {
                   clear_from(c, 3);
                   c.storage = &sto;
                   c.storage_count = j;
-                  if (breaks(c, after_storage) || price(c) > cons.budget) continue;
+                  if (breaks(c, part::all & ~(part::psu | part::cooling)) || price(c) > cons.budget)
+                    continue;
                   std::vector<std::pair<const catalog::Psu*, int>> psus;
                   if (pl.included_psu) {
                     psus.emplace_back(ctx.included_psu(pl), pl.included_psu->count);
@@ -87,7 +85,7 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
                     c.psu_from_platform = pl.included_psu.has_value();
                     c.cooling = nullptr;
                     c.cooling_count = 0;
-                    if (breaks(c, after_psu) || price(c) > cons.budget) continue;
+                    if (breaks(c, part::all & ~part::cooling) || price(c) > cons.budget) continue;
                     auto leaf = [&] {
                       const Cents total = price(c);
                       if (total > cons.budget || !feasible(c, ctx)) return;

@@ -12,7 +12,6 @@
 #include "unit/search/random_catalog.hpp"
 
 using namespace gpuadvisor;
-using search::Rule;
 
 namespace {
 
@@ -112,7 +111,7 @@ search::RuleMask engine_violations(const search::Choice& c, const search::Contex
   search::RuleMask m = 0;
   for (const auto& f : rules::evaluate(search::to_build(c, ctx), ws, ctx.rules())) {
     if (f.severity == rules::Severity::info) continue;
-    if (auto r = search::parse_rule(f.rule)) m |= search::bit(*r);
+    if (auto r = rules::rule_index(f.rule)) m |= rules::rule_bit(*r);
   }
   return m;
 }
@@ -121,8 +120,8 @@ search::RuleMask engine_violations(const search::Choice& c, const search::Contex
 search::RuleMask active(const rules::RuleSet& rs) {
   search::RuleMask m = 0;
   for (const auto& info : rs.rules) {
-    auto r = search::parse_rule(info.id);
-    if (r && info.enabled && info.severity != rules::Severity::info) m |= search::bit(*r);
+    auto r = rules::rule_index(info.id);
+    if (r && info.enabled && info.severity != rules::Severity::info) m |= rules::rule_bit(*r);
   }
   return m;
 }

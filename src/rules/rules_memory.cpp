@@ -1,0 +1,231 @@
+// Memory and storage rules: MEM001-MEM003, STOR001-STOR003.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine_internal.hpp"
+#include "gpuadvisor/core/quantity.hpp"
+
+namespace gpuadvisor::rules::detail {
+
+using Words = RuleContext::Words;
+
+namespace {
+
+/// Parameters whose training checkpoint must be stored: the whole model for
+/// full training, the adapters for LoRA/QLoRA, nothing for inference.
+double checkpoint_params(const workload::Workload& w) {
+  if (!w.training()) return 0;
+  return w.adapters() ? w.counts.trainable : w.counts.total;
+}
+
+}  // namespace
+
+static void mem001(RuleContext& c) {
+  if (!c.b.memory) {
+    c.fail([&] {
+      return Words{fmt::format("the build has no system memory; the rule asks for {} GB",
+                               group_digits(c.p.min_ram_gb)),
+                   qty(0, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
+                   fmt::format("add a memory kit of {} GB or more", group_digits(c.p.min_ram_gb)),
+                   "parts"};
+    });
+    return;
+  }
+  const double have = ram_gb(c.b);
+  if (have >= c.p.min_ram_gb) return;
+  c.fail([&] {
+    return Words{fmt::format("{} GB of system RAM; a training machine needs at least {} GB",
+                             group_digits(have), group_digits(c.p.min_ram_gb)),
+                 qty(have, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
+                 fmt::format("use {} GB or more of RAM", group_digits(c.p.min_ram_gb)),
+                 "parts.memory"};
+  });
+}
+
+static void mem002(RuleContext& c) {
+  if (!c.b.gpu) return c.not_applicable("no GPUs");
+  if (!c.b.memory) return c.not_applicable("no memory in the build (see MEM001)");
+  const double have = ram_gb(c.b);
+  const double need = total_vram_gb(c.b) * c.p.ram_per_vram;
+  if (have >= need) return;
+  c.fail([&] {
+    return Words{
+        fmt::format("{} GB of system RAM for {} GB of GPU memory; datasets, pinned buffers "
+                    "and checkpoint saving want {} x the GPU memory",
+                    group_digits(have), group_digits(total_vram_gb(c.b)),
+                    group_digits(c.p.ram_per_vram, 1)),
+        qty(have, "GB"), qty(need, "GB", 0, ">="),
+        fmt::format("use {} GB or more of RAM", group_digits(std::ceil(need))), "parts.memory"};
+  });
+}
+
+static void mem003(RuleContext& c) {
+  if (!c.b.memory) return c.not_applicable("no memory in the build");
+  if (c.b.platform == nullptr) return c.not_applicable("no platform in the build");
+  const auto& m = *c.b.memory.part;
+  const auto& p = *c.b.platform;
+  const std::string path = "parts.memory";
+  if (m.type != p.memory_type) {
+    c.fail([&] {
+      return Words{fmt::format("{} is {}; {} takes {}", m.name, m.type, p.name, p.memory_type),
+                   text_qty(m.type), text_qty(p.memory_type),
+                   fmt::format("use {} memory", p.memory_type), path};
+    });
+  } else if (c.b.cpu && c.b.cpu.part->memory_type != m.type) {
+    c.fail([&] {
+      return Words{fmt::format("{} is {}; {} drives {}", m.name, m.type, c.b.cpu.part->name,
+                               c.b.cpu.part->memory_type),
+                   text_qty(m.type), text_qty(c.b.cpu.part->memory_type),
+                   fmt::format("use {} memory", c.b.cpu.part->memory_type), path};
+    });
+  }
+  if (m.registered != p.registered_memory) {
+    const auto kind = [](bool r) { return r ? "registered (RDIMM)" : "unbuffered (UDIMM)"; };
+    c.fail([&] {
+      return Words{fmt::format("{} is {}; {} takes {}", m.name, kind(m.registered), p.name,
+                               kind(p.registered_memory)),
+                   text_qty(m.registered ? "RDIMM" : "UDIMM"),
+                   text_qty(p.registered_memory ? "RDIMM" : "UDIMM"),
+                   fmt::format("use {} memory", kind(p.registered_memory)), path};
+    });
+  }
+  const int modules = m.modules * c.b.memory.count;
+  if (modules > p.memory_slots) {
+    c.fail([&] {
+      return Words{
+          fmt::format("{} modules; {} has {} memory slots", modules, p.name, p.memory_slots),
+          qty(modules, "modules"), qty(p.memory_slots, "modules", 0, "<="),
+          fmt::format("use at most {} larger modules", p.memory_slots), path};
+    });
+  }
+  const double gb = ram_gb(c.b);
+  if (p.max_memory_gb > 0 && gb > p.max_memory_gb) {
+    c.fail([&] {
+      return Words{fmt::format("{} GB of memory; {} takes at most {} GB", group_digits(gb), p.name,
+                               group_digits(p.max_memory_gb)),
+                   qty(gb, "GB"), qty(p.max_memory_gb, "GB", 0, "<="),
+                   fmt::format("use at most {} GB", group_digits(p.max_memory_gb)), path};
+    });
+  }
+}
+
+static void stor001(RuleContext& c) {
+  const int n = nvme_drives(c.b);
+  if (n >= c.p.min_nvme_drives) return;
+  c.fail([&] {
+    return Words{fmt::format("{} NVMe drive{}; reading training data and writing checkpoints from "
+                             "SATA or disks stalls the GPUs",
+                             n, n == 1 ? "" : "s"),
+                 qty(n, "drives"), qty(c.p.min_nvme_drives, "drives", 0, ">="),
+                 fmt::format("add {} NVMe SSD{} for data and checkpoints", c.p.min_nvme_drives - n,
+                             c.p.min_nvme_drives - n == 1 ? "" : "s"),
+                 c.b.storage.empty() ? "parts" : "parts.storage"};
+  });
+}
+
+static void stor002(RuleContext& c) {
+  double params = 0;
+  for (const auto& w : c.workloads) params = std::max(params, checkpoint_params(w));
+  if (params == 0 && c.b.data.dataset_gb <= 0) {
+    return c.not_applicable("no dataset size and no training workload declared");
+  }
+  const double have = storage_gb(c.b);
+  const double need = storage_needed_gb(c.b, c.p, params);
+  if (have >= need) return;
+  const int kept = c.b.data.checkpoints >= 0 ? c.b.data.checkpoints : c.p.checkpoints_kept;
+  const double ckpt = params * c.p.checkpoint_bytes_per_param / 1e9;
+  c.fail([&] {
+    return Words{
+        fmt::format("{} GB of storage; dataset {} GB + {} checkpoint{} of {} GB ({} parameters "
+                    "x {} B) + {} GB for the system need {} GB",
+                    group_digits(have), group_digits(c.b.data.dataset_gb), kept,
+                    kept == 1 ? "" : "s", group_digits(ckpt), format_count(params),
+                    group_digits(c.p.checkpoint_bytes_per_param),
+                    group_digits(c.p.storage_reserve_gb), group_digits(need)),
+        qty(have, "GB"), qty(need, "GB", 0, ">="),
+        fmt::format("add {} GB or more of NVMe storage, or keep fewer checkpoints",
+                    group_digits(std::ceil(need - have))),
+        c.b.storage.empty() ? "parts" : "parts.storage"};
+  });
+}
+
+static void stor003(RuleContext& c) {
+  if (c.b.storage.empty()) return c.not_applicable("no storage in the build");
+  if (c.b.platform == nullptr) return c.not_applicable("no platform in the build");
+  const auto& p = *c.b.platform;
+  const int nvme = nvme_drives(c.b);
+  const int other = other_drives(c.b);
+  if (nvme > p.nvme_slots) {
+    c.fail([&] {
+      return Words{fmt::format("{} NVMe drives; {} has {} NVMe slots", nvme, p.name, p.nvme_slots),
+                   qty(nvme, "drives"), qty(p.nvme_slots, "drives", 0, "<="),
+                   fmt::format("use at most {} larger NVMe drives", p.nvme_slots), "parts.storage"};
+    });
+  }
+  if (other > p.drive_bays) {
+    c.fail([&] {
+      return Words{
+          fmt::format("{} SATA/SAS drives; {} has {} drive bays", other, p.name, p.drive_bays),
+          qty(other, "drives"), qty(p.drive_bays, "drives", 0, "<="),
+          fmt::format("use at most {} larger drives, or NVMe drives", p.drive_bays),
+          "parts.storage"};
+    });
+  }
+}
+
+namespace {
+
+/// MEM003 before the memory is chosen: memory must match the platform's type
+/// and the CPU's, so a CPU that drives another type than the platform takes
+/// fails with every kit.
+bool mem003_bound(const Build& b, Parts chosen, const Inputs&) {
+  if ((chosen & (part::cpu | part::platform)) != (part::cpu | part::platform)) return true;
+  if (!b.cpu || b.platform == nullptr) return true;
+  return b.cpu.part->memory_type == b.platform->memory_type;
+}
+
+using P = Parameters;
+constexpr ParamDecl kMem001[] = {number_param("min_gb", "GB", 0, 1000000, &P::min_ram_gb)};
+constexpr ParamDecl kMem002[] = {number_param("ram_per_vram", "x", 0, 100, &P::ram_per_vram)};
+constexpr ParamDecl kStor001[] = {
+    integer_param("min_nvme_drives", "drives", 0, 64, &P::min_nvme_drives)};
+constexpr ParamDecl kStor002[] = {
+    number_param("checkpoint_bytes_per_param", "B", 0, 1000, &P::checkpoint_bytes_per_param),
+    integer_param("checkpoints_kept", "checkpoints", 0, 1000, &P::checkpoints_kept),
+    number_param("reserve_gb", "GB", 0, 1000000, &P::storage_reserve_gb)};
+
+// A build without memory or drives fails MEM001, STOR001 and STOR002: the
+// search decides them once those parts are chosen. MEM003 checks the CPU's
+// memory type only when the build has a CPU.
+const RuleDecl kRules[] = {
+    {.id = "MEM001", .group = "memory", .needs = part::memory, .params = kMem001, .fn = mem001},
+    {.id = "MEM002",
+     .group = "memory",
+     .needs = part::gpu | part::memory,
+     .params = kMem002,
+     .fn = mem002},
+    {.id = "MEM003",
+     .group = "memory",
+     .needs = part::memory | part::platform,
+     .fn = mem003,
+     .bound = mem003_bound},
+    {.id = "STOR001",
+     .group = "storage",
+     .needs = part::storage,
+     .params = kStor001,
+     .fn = stor001},
+    {.id = "STOR002",
+     .group = "storage",
+     .needs = part::storage,
+     .params = kStor002,
+     .fn = stor002},
+    {.id = "STOR003", .group = "storage", .needs = part::storage | part::platform, .fn = stor003},
+};
+
+}  // namespace
+
+std::span<const RuleDecl> memory_rules() { return kRules; }
+
+}  // namespace gpuadvisor::rules::detail
