@@ -150,11 +150,11 @@ TEST_CASE("registry: the agreement test catches a rule the search decides on too
   // it once per GPU plan, where there is no platform.
   const rules::RuleDecl bad{
       .id = "TEST903", .group = "test", .needs = part::gpu, .fn = reads_platform_fn};
+  rules::RuleSet rs = rules::embedded_rule_set();  // parsed before the injection
   const rules::testing::ScopedRule injected(bad);
   REQUIRE(rules::registry().size() == 29);
   search::Rng r(7);
   const auto cat = random_catalog(r);
-  rules::RuleSet rs = rules::embedded_rule_set();
   rs.rules.push_back({"TEST903", "test", "test rule", rules::Severity::error, true, "", ""});
   const auto w = random_workload(r, cat);
   const search::Context ctx(cat, rs, w, {}, {});
