@@ -3,6 +3,7 @@
 
 #include "cli.hpp"
 #include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/core/suggest.hpp"
 #include "gpuadvisor/report/catalog_report.hpp"
 
 namespace gpuadvisor::cli {
@@ -54,10 +55,7 @@ ExitCode run_show(const Globals& g, const CatalogOptions& o) {
   }
   if (refs.empty()) {
     std::string msg = fmt::format("no part with id \"{}\"", o.id);
-    if (auto s = suggest(o.id, report::all_ids(c)))
-      msg += fmt::format("; did you mean \"{}\"?", *s);
-    else
-      msg += " (see 'gpuadvisor catalog list')";
+    msg += did_you_mean(o.id, report::all_ids(c), " (see 'gpuadvisor catalog list')");
     throw InputError(Diagnostic{"catalog show", "", msg});
   }
   if (refs.size() > 1) {

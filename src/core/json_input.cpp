@@ -1,4 +1,5 @@
 #include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/core/suggest.hpp"
 
 #include <sys/stat.h>
 #include <algorithm>
@@ -88,7 +89,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
-                                                     const std::string& file) {
+                                                            const std::string& file) {
   if (text.size() > kMaxInputBytes) {
     return gpuadvisor::unexpected(Diagnostic{
         file, "",
@@ -115,7 +116,8 @@ gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view tex
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     auto [line, col] = line_column(text, offset);
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-      return gpuadvisor::unexpected(Diagnostic{file, "", "file is empty; expected a JSON document"});
+      return gpuadvisor::unexpected(
+          Diagnostic{file, "", "file is empty; expected a JSON document"});
     }
     return gpuadvisor::unexpected(
         Diagnostic{file, "", fmt::format("line {}, column {}: invalid JSON: {}", line, col, what)});
@@ -136,7 +138,8 @@ gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path)
     return gpuadvisor::unexpected(Diagnostic{path, "", "is a directory; expected a JSON file"});
   }
   if (!S_ISREG(st.st_mode)) {
-    return gpuadvisor::unexpected(Diagnostic{path, "", "is not a regular file; expected a JSON file"});
+    return gpuadvisor::unexpected(
+        Diagnostic{path, "", "is not a regular file; expected a JSON file"});
   }
   if (static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
     return gpuadvisor::unexpected(Diagnostic{
@@ -309,7 +312,7 @@ void ObjectReader::finish() {
     if (key.starts_with("$") || key.starts_with("x-")) continue;
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::string msg = "unknown field";
-    if (auto s = suggest(key, known_)) msg += fmt::format("; did you mean \"{}\"?", *s);
+    msg += did_you_mean(key, known_);
     error(key, msg);
   }
 }

@@ -1,5 +1,6 @@
 // Rule parameters: data/rules.json (embedded), --rules overlays, policies.
 #include "gpuadvisor/rules/rule_set.hpp"
+#include "gpuadvisor/core/suggest.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -155,10 +156,8 @@ std::vector<std::pair<const ParamDef*, json>> read_params(const json& obj, std::
     if (it == defs.end()) {
       std::string msg = defs.empty() ? fmt::format("rule {} has no parameters", rule)
                                      : fmt::format("unknown parameter of rule {}", rule);
-      if (auto s = suggest(name, names))
-        msg += fmt::format("; did you mean \"{}\"?", *s);
-      else if (!defs.empty())
-        msg += fmt::format(" (it has: {})", fmt::join(names, ", "));
+      msg += did_you_mean(name, names,
+                          defs.empty() ? "" : fmt::format(" (it has: {})", fmt::join(names, ", ")));
       out.push_back({file, p, msg});
       continue;
     }
@@ -186,10 +185,7 @@ const RuleDecl* find_def(std::string_view id) { return find_rule(id); }
 void unknown_rule(const std::string& id, const std::string& path, const std::string& file,
                   Diagnostics& out) {
   std::string msg = fmt::format("unknown rule \"{}\"", id);
-  if (auto s = suggest(id, known_rule_ids()))
-    msg += fmt::format("; did you mean \"{}\"?", *s);
-  else
-    msg += " (see 'gpuadvisor rules')";
+  msg += did_you_mean(id, known_rule_ids(), " (see 'gpuadvisor rules')");
   out.push_back({file, path, msg});
 }
 
@@ -543,7 +539,7 @@ gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
     for (const auto& p : rs.policies) names.push_back(p.name);
     std::string msg =
         fmt::format("unknown policy \"{}\"; expected {}", rs.policy, fmt::join(names, " or "));
-    if (auto s = suggest(rs.policy, names)) msg += fmt::format(" (did you mean \"{}\"?)", *s);
+    msg += did_you_mean(rs.policy, names);
     diags.push_back(
         {policy.empty() ? base.file : "--policy", policy.empty() ? "default_policy" : "", msg});
   }

@@ -1,5 +1,6 @@
 // Build spec parsing: ids or inline parts, site, software, data, workloads, waivers.
 #include "gpuadvisor/rules/spec.hpp"
+#include "gpuadvisor/core/suggest.hpp"
 
 #include "gpuadvisor/rules/registry.hpp"
 
@@ -121,10 +122,9 @@ Counted<T> read_part(const json& v, const std::string& path, const Category<T>& 
         for (const auto& p : ctx.cat.*cat.all) ids.push_back(p.id);
         if (!other.empty()) {
           msg += fmt::format(": that id is a {}, not a {}", other, cat.what);
-        } else if (auto s = suggest(*id, ids)) {
-          msg += fmt::format("; did you mean \"{}\"?", *s);
         } else {
-          msg += fmt::format(" (see 'gpuadvisor catalog list --category {}')", cat.key);
+          msg += did_you_mean(
+              *id, ids, fmt::format(" (see 'gpuadvisor catalog list --category {}')", cat.key));
         }
         r.error("id", msg);
       }
@@ -299,10 +299,8 @@ void read_software(ObjectReader& top, Ctx& ctx) {
       std::vector<std::string> ids;
       for (const auto& f : ctx.rs.frameworks) ids.push_back(f.id);
       std::string msg = fmt::format("unknown framework \"{}\"", *fw);
-      if (auto sug = suggest(*fw, ids))
-        msg += fmt::format("; did you mean \"{}\"?", *sug);
-      else
-        msg += fmt::format("; known: {} (add others with --rules)", fmt::join(ids, ", "));
+      msg += did_you_mean(
+          *fw, ids, fmt::format("; known: {} (add others with --rules)", fmt::join(ids, ", ")));
       r.error("framework", msg);
     }
   }
@@ -365,10 +363,7 @@ void read_waivers(ObjectReader& top, Ctx& ctx) {
     if (auto rule = r.string("rule")) {
       if (std::find(ids.begin(), ids.end(), *rule) == ids.end()) {
         std::string msg = fmt::format("unknown rule \"{}\"", *rule);
-        if (auto s = suggest(*rule, ids))
-          msg += fmt::format("; did you mean \"{}\"?", *s);
-        else
-          msg += " (see 'gpuadvisor rules')";
+        msg += did_you_mean(*rule, ids, " (see 'gpuadvisor rules')");
         r.error("rule", msg);
       } else if (std::any_of(ctx.spec.waivers.begin(), ctx.spec.waivers.end(),
                              [&](const Waiver& x) { return x.rule == *rule; })) {

@@ -8,6 +8,7 @@
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/core/suggest.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"
 
@@ -152,10 +153,7 @@ class Resolver {
         std::vector<std::string> ids;
         for (const auto& m : cat_.models) ids.push_back(m.id);
         std::string msg = fmt::format("unknown model preset \"{}\"", *in_.model);
-        if (auto s = suggest(*in_.model, ids))
-          msg += fmt::format("; did you mean \"{}\"?", *s);
-        else
-          msg += " (see 'gpuadvisor catalog list --category model')";
+        msg += did_you_mean(*in_.model, ids, " (see 'gpuadvisor catalog list --category model')");
         error("model", msg);
         return;
       }
@@ -383,10 +381,7 @@ class Resolver {
       std::vector<std::string> ids;
       for (const auto& x : cat_.gpus) ids.push_back(x.id);
       std::string msg = fmt::format("unknown GPU \"{}\"", *in_.gpu);
-      if (auto s = suggest(*in_.gpu, ids))
-        msg += fmt::format("; did you mean \"{}\"?", *s);
-      else
-        msg += " (see 'gpuadvisor catalog list --category gpu')";
+      msg += did_you_mean(*in_.gpu, ids, " (see 'gpuadvisor catalog list --category gpu')");
       error("gpu", msg);
       return;
     }
@@ -518,8 +513,9 @@ class Resolver {
 
 }  // namespace
 
-gpuadvisor::expected<Workload, Diagnostics> resolve(const WorkloadInput& in, const catalog::Catalog& cat,
-                                             const Origin& origin) {
+gpuadvisor::expected<Workload, Diagnostics> resolve(const WorkloadInput& in,
+                                                    const catalog::Catalog& cat,
+                                                    const Origin& origin) {
   return Resolver(in, cat, origin).run();
 }
 
