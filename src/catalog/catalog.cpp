@@ -33,14 +33,11 @@ const Source* Catalog::source(std::string_view key) const {
 }
 
 std::string_view category_key(std::string_view name) {
-  for (std::string_view key : kCategories) {
-    if (name == key) return key;
-    // Singular forms: "gpu" for "gpus"; "memory"/"storage"/"cooling" are both.
-    if (key.ends_with('s') && name == key.substr(0, key.size() - 1)) return key;
-  }
-  if (name == "architecture") return "architectures";
-  if (name == "model") return "models";
-  return {};
+  std::string_view key;
+  for_each_category([&](const auto& c) {
+    if (key.empty() && (name == c.key || name == c.singular)) key = c.key;
+  });
+  return key;
 }
 
 }  // namespace gpuadvisor::catalog

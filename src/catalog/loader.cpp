@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -128,7 +129,7 @@ void read_base(ObjectReader& r, PartBase& p, Ctx& ctx) {
   p.notes = r.string("notes", Need::optional).value_or("");
 }
 
-Architecture read_architecture(ObjectReader& r, Ctx& ctx) {
+Architecture read_entry(std::type_identity<Architecture>, ObjectReader& r, Ctx& ctx) {
   Architecture a;
   a.id = read_id(r);
   auto vendor = r.choice("vendor", kVendorsGpu);
@@ -150,7 +151,7 @@ Architecture read_architecture(ObjectReader& r, Ctx& ctx) {
   return a;
 }
 
-Gpu read_gpu(ObjectReader& r, Ctx& ctx) {
+Gpu read_entry(std::type_identity<Gpu>, ObjectReader& r, Ctx& ctx) {
   Gpu g;
   read_base(r, g, ctx);
   if (auto v = r.choice("vendor", kVendorsGpu)) g.vendor = kVendorsGpu[*v];
@@ -196,7 +197,7 @@ Gpu read_gpu(ObjectReader& r, Ctx& ctx) {
   return g;
 }
 
-Cpu read_cpu(ObjectReader& r, Ctx& ctx) {
+Cpu read_entry(std::type_identity<Cpu>, ObjectReader& r, Ctx& ctx) {
   Cpu c;
   read_base(r, c, ctx);
   if (auto v = r.choice("vendor", kVendorsCpu)) c.vendor = kVendorsCpu[*v];
@@ -216,7 +217,7 @@ Cpu read_cpu(ObjectReader& r, Ctx& ctx) {
   return c;
 }
 
-Platform read_platform(ObjectReader& r, Ctx& ctx) {
+Platform read_entry(std::type_identity<Platform>, ObjectReader& r, Ctx& ctx) {
   Platform p;
   read_base(r, p, ctx);
   assign_enum(p.kind, r.choice("kind", kPlatformKinds), {PlatformKind::tower, PlatformKind::rack});
@@ -226,9 +227,9 @@ Platform read_platform(ObjectReader& r, Ctx& ctx) {
   for (std::size_t i = 0; i < p.cpu_families.size(); ++i) {
     const auto& f = p.cpu_families[i];
     if (std::find(std::begin(kCpuFamilies), std::end(kCpuFamilies), f) == std::end(kCpuFamilies)) {
-      ctx.diags.push_back({ctx.file, index_path(r.child_path("cpu_families"), i),
-                           fmt::format("expected one of {}, got \"{}\"",
-                                       fmt::join(kCpuFamilies, ", "), f)});
+      ctx.diags.push_back(
+          {ctx.file, index_path(r.child_path("cpu_families"), i),
+           fmt::format("expected one of {}, got \"{}\"", fmt::join(kCpuFamilies, ", "), f)});
     }
   }
   assign(p.cpu_sockets, r.integer("cpu_sockets", 1, 8));
@@ -272,7 +273,7 @@ Platform read_platform(ObjectReader& r, Ctx& ctx) {
   return p;
 }
 
-MemoryKit read_memory(ObjectReader& r, Ctx& ctx) {
+MemoryKit read_entry(std::type_identity<MemoryKit>, ObjectReader& r, Ctx& ctx) {
   MemoryKit m;
   read_base(r, m, ctx);
   if (auto v = r.choice("type", kMemTypes)) m.type = kMemTypes[*v];
@@ -284,7 +285,7 @@ MemoryKit read_memory(ObjectReader& r, Ctx& ctx) {
   return m;
 }
 
-Storage read_storage(ObjectReader& r, Ctx& ctx) {
+Storage read_entry(std::type_identity<Storage>, ObjectReader& r, Ctx& ctx) {
   Storage s;
   read_base(r, s, ctx);
   assign_enum(s.type, r.choice("type", kStorageTypes),
@@ -295,7 +296,7 @@ Storage read_storage(ObjectReader& r, Ctx& ctx) {
   return s;
 }
 
-Psu read_psu(ObjectReader& r, Ctx& ctx) {
+Psu read_entry(std::type_identity<Psu>, ObjectReader& r, Ctx& ctx) {
   Psu p;
   read_base(r, p, ctx);
   if (auto v = r.choice("form", kPsuForms)) p.form = kPsuForms[*v];
@@ -311,7 +312,7 @@ Psu read_psu(ObjectReader& r, Ctx& ctx) {
   return p;
 }
 
-Cooling read_cooling(ObjectReader& r, Ctx& ctx) {
+Cooling read_entry(std::type_identity<Cooling>, ObjectReader& r, Ctx& ctx) {
   Cooling c;
   read_base(r, c, ctx);
   assign_enum(c.type, r.choice("type", kCoolingTypes),
@@ -322,7 +323,7 @@ Cooling read_cooling(ObjectReader& r, Ctx& ctx) {
   return c;
 }
 
-ModelPreset read_model(ObjectReader& r, Ctx& ctx) {
+ModelPreset read_entry(std::type_identity<ModelPreset>, ObjectReader& r, Ctx& ctx) {
   ModelPreset m;
   m.id = read_id(r);
   m.name = r.string("name").value_or("");
@@ -356,7 +357,7 @@ ModelPreset read_model(ObjectReader& r, Ctx& ctx) {
   return m;
 }
 
-CloudPrice read_cloud(ObjectReader& r, Ctx&) {
+CloudPrice read_entry(std::type_identity<CloudPrice>, ObjectReader& r, Ctx&) {
   CloudPrice c;
   c.id = read_id(r);
   c.gpu = r.string("gpu").value_or("");
@@ -371,7 +372,7 @@ CloudPrice read_cloud(ObjectReader& r, Ctx&) {
   return c;
 }
 
-Source read_source(ObjectReader& r, Ctx&) {
+Source read_entry(std::type_identity<Source>, ObjectReader& r, Ctx&) {
   Source s;
   s.key = r.string("key").value_or("");
   s.title = r.string("title").value_or("");
@@ -388,9 +389,9 @@ std::string key_of(const T& t) {
 }
 
 /// Reads one category array; reports duplicate ids within it.
-template <typename T, typename ReadFn>
+template <typename T>
 void read_category(ObjectReader& top, std::string_view key, Need need, std::vector<T>& out,
-                   Ctx& ctx, ReadFn read) {
+                   Ctx& ctx) {
   const json* arr = top.array(key, need);
   if (arr == nullptr) return;
   std::set<std::string> seen;
@@ -398,7 +399,7 @@ void read_category(ObjectReader& top, std::string_view key, Need need, std::vect
     const std::string path = index_path(key, i);
     ObjectReader r((*arr)[i], path, ctx.file, ctx.diags);
     if (!r.ok()) continue;
-    T item = read(r, ctx);
+    T item = read_entry(std::type_identity<T>{}, r, ctx);
     r.finish();
     const std::string id = key_of(item);
     if (!id.empty() && !seen.insert(id).second) {
@@ -418,15 +419,17 @@ void layer_category(std::vector<T>& base, std::vector<T>& top) {
   for (std::size_t i = 0; i < base.size(); ++i) index.emplace(key_of(base[i]), i);
   for (auto& item : top) {
     auto [it, added] = index.emplace(key_of(item), base.size());
-    if (added) base.push_back(std::move(item));
-    else base[it->second] = std::move(item);
+    if (added)
+      base.push_back(std::move(item));
+    else
+      base[it->second] = std::move(item);
   }
 }
 
 }  // namespace
 
-gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text, const std::string& file,
-                                                  bool overlay) {
+gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text,
+                                                         const std::string& file, bool overlay) {
   auto doc = parse_json(text, file);
   if (!doc) return gpuadvisor::unexpected(Diagnostics{doc.error()});
   Diagnostics diags;
@@ -442,34 +445,16 @@ gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text, 
     }
   }
   const Need need = overlay ? Need::optional : Need::required;
-  read_category(top, "sources", need, c.sources, ctx, read_source);
-  read_category(top, "architectures", need, c.architectures, ctx, read_architecture);
-  read_category(top, "gpus", need, c.gpus, ctx, read_gpu);
-  read_category(top, "cpus", need, c.cpus, ctx, read_cpu);
-  read_category(top, "platforms", need, c.platforms, ctx, read_platform);
-  read_category(top, "memory", need, c.memory, ctx, read_memory);
-  read_category(top, "storage", need, c.storage, ctx, read_storage);
-  read_category(top, "psus", need, c.psus, ctx, read_psu);
-  read_category(top, "cooling", need, c.cooling, ctx, read_cooling);
-  read_category(top, "models", need, c.models, ctx, read_model);
-  read_category(top, "cloud", Need::optional, c.cloud, ctx, read_cloud);
+  for_each_category([&](const auto& cat) {
+    read_category(top, cat.key, cat.required ? need : Need::optional, c.*cat.items, ctx);
+  });
   top.finish();
   if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
   return c;
 }
 
 void layer(Catalog& base, Catalog top) {
-  layer_category(base.sources, top.sources);
-  layer_category(base.architectures, top.architectures);
-  layer_category(base.gpus, top.gpus);
-  layer_category(base.cpus, top.cpus);
-  layer_category(base.platforms, top.platforms);
-  layer_category(base.memory, top.memory);
-  layer_category(base.storage, top.storage);
-  layer_category(base.psus, top.psus);
-  layer_category(base.cooling, top.cooling);
-  layer_category(base.models, top.models);
-  layer_category(base.cloud, top.cloud);
+  for_each_category([&](const auto& cat) { layer_category(base.*cat.items, top.*cat.items); });
 }
 
 Diagnostics check_references(const Catalog& c, const Catalog& context, const std::string& file) {
@@ -485,8 +470,12 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
       }
     }
   };
-  auto check_parts = [&](std::string_view category, const auto& parts) {
-    for (std::size_t i = 0; i < parts.size(); ++i) check_sources(category, i, parts[i].sources);
+  // Every category whose entries cite sources.
+  auto check_parts = [&](const auto& cat) {
+    const auto& parts = c.*cat.items;
+    if constexpr (requires { parts.front().sources; }) {
+      for (std::size_t i = 0; i < parts.size(); ++i) check_sources(cat.key, i, parts[i].sources);
+    }
   };
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
     const Gpu& g = c.gpus[i];
@@ -510,49 +499,22 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
       dangling(fmt::format("cloud[{}].gpu", i), "GPU", c.cloud[i].gpu);
     }
   }
-  for (std::size_t i = 0; i < c.architectures.size(); ++i) {
-    check_sources("architectures", i, c.architectures[i].sources);
-  }
-  check_parts("gpus", c.gpus);
-  check_parts("cpus", c.cpus);
-  check_parts("platforms", c.platforms);
-  check_parts("memory", c.memory);
-  check_parts("storage", c.storage);
-  check_parts("psus", c.psus);
-  check_parts("cooling", c.cooling);
-  for (std::size_t i = 0; i < c.models.size(); ++i) check_sources("models", i, c.models[i].sources);
+  for_each_category(check_parts);
   return diags;
 }
 
-
-// Per-category readers for inline parts (catalog/part_readers.hpp).
-Gpu read_gpu_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
+// Readers for inline parts (catalog/part_readers.hpp).
+template <typename T>
+T read_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
   Ctx ctx{file, out};
-  return read_gpu(r, ctx);
+  return read_entry(std::type_identity<T>{}, r, ctx);
 }
-Cpu read_cpu_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
-  Ctx ctx{file, out};
-  return read_cpu(r, ctx);
-}
-Platform read_platform_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
-  Ctx ctx{file, out};
-  return read_platform(r, ctx);
-}
-MemoryKit read_memory_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
-  Ctx ctx{file, out};
-  return read_memory(r, ctx);
-}
-Storage read_storage_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
-  Ctx ctx{file, out};
-  return read_storage(r, ctx);
-}
-Psu read_psu_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
-  Ctx ctx{file, out};
-  return read_psu(r, ctx);
-}
-Cooling read_cooling_part(ObjectReader& r, const std::string& file, Diagnostics& out) {
-  Ctx ctx{file, out};
-  return read_cooling(r, ctx);
-}
+template Gpu read_part(ObjectReader&, const std::string&, Diagnostics&);
+template Cpu read_part(ObjectReader&, const std::string&, Diagnostics&);
+template Platform read_part(ObjectReader&, const std::string&, Diagnostics&);
+template MemoryKit read_part(ObjectReader&, const std::string&, Diagnostics&);
+template Storage read_part(ObjectReader&, const std::string&, Diagnostics&);
+template Psu read_part(ObjectReader&, const std::string&, Diagnostics&);
+template Cooling read_part(ObjectReader&, const std::string&, Diagnostics&);
 
 }  // namespace gpuadvisor::catalog

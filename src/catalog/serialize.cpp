@@ -233,31 +233,10 @@ ojson to_json(const CloudPrice& c) {
 
 ojson category_to_json(const Catalog& c, std::string_view key) {
   ojson arr = ojson::array();
-  auto add = [&](const auto& items) {
-    for (const auto& item : items) arr.push_back(to_json(item));
-  };
-  if (key == "sources")
-    add(c.sources);
-  else if (key == "architectures")
-    add(c.architectures);
-  else if (key == "gpus")
-    add(c.gpus);
-  else if (key == "cpus")
-    add(c.cpus);
-  else if (key == "platforms")
-    add(c.platforms);
-  else if (key == "memory")
-    add(c.memory);
-  else if (key == "storage")
-    add(c.storage);
-  else if (key == "psus")
-    add(c.psus);
-  else if (key == "cooling")
-    add(c.cooling);
-  else if (key == "models")
-    add(c.models);
-  else if (key == "cloud")
-    add(c.cloud);
+  for_each_category([&](const auto& cat) {
+    if (cat.key != key) return;
+    for (const auto& item : c.*cat.items) arr.push_back(to_json(item));
+  });
   return arr;
 }
 

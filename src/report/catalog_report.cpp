@@ -1,6 +1,7 @@
 #include "gpuadvisor/report/catalog_report.hpp"
 
 #include <set>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -32,7 +33,7 @@ std::string shorten(const std::string& s, std::size_t max) {
   return out + "\u2026";
 }
 
-std::string gpu_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::Gpu>) {
   // Names are in `catalog show`; without them the list fits 100 columns.
   Table t({{"ID"},
            {"MEM GB", Align::right},
@@ -53,7 +54,7 @@ std::string gpu_table(const Catalog& c) {
   return t.render();
 }
 
-std::string cpu_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::Cpu>) {
   Table t({{"ID"},
            {"SOCKET"},
            {"CORES", Align::right},
@@ -70,7 +71,7 @@ std::string cpu_table(const Catalog& c) {
   return t.render();
 }
 
-std::string platform_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::Platform>) {
   Table t({{"ID"}, {"KIND"}, {"CPU"}, {"GPUS"}, {"PSU BAYS"}, {"PRICE", Align::right}});
   for (const auto& p : c.platforms) {
     std::string gpus = fmt::format("{}x {}", p.max_gpus, fmt::join(p.gpu_form_factors, "/"));
@@ -85,7 +86,7 @@ std::string platform_table(const Catalog& c) {
   return t.render();
 }
 
-std::string memory_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::MemoryKit>) {
   Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"KIT"}, {"GB", Align::right}, {"PRICE", Align::right}});
   for (const auto& m : c.memory) {
     t.add_row({m.id, shorten(m.name, 30),
@@ -96,7 +97,7 @@ std::string memory_table(const Catalog& c) {
   return t.render();
 }
 
-std::string storage_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::Storage>) {
   Table t({{"ID"},
            {"NAME"},
            {"TYPE"},
@@ -110,7 +111,7 @@ std::string storage_table(const Catalog& c) {
   return t.render();
 }
 
-std::string psu_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::Psu>) {
   Table t({{"ID"},
            {"FORM"},
            {"W 230V", Align::right},
@@ -125,7 +126,7 @@ std::string psu_table(const Catalog& c) {
   return t.render();
 }
 
-std::string cooling_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::Cooling>) {
   Table t(
       {{"ID"}, {"NAME"}, {"TYPE"}, {"FOR"}, {"REMOVES W", Align::right}, {"PRICE", Align::right}});
   for (const auto& x : c.cooling) {
@@ -135,7 +136,7 @@ std::string cooling_table(const Catalog& c) {
   return t.render();
 }
 
-std::string model_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::ModelPreset>) {
   Table t({{"ID"},
            {"NAME"},
            {"PARAMS", Align::right},
@@ -153,7 +154,7 @@ std::string model_table(const Catalog& c) {
   return t.render();
 }
 
-std::string cloud_table(const Catalog& c) {
+std::string table(const Catalog& c, std::type_identity<catalog::CloudPrice>) {
   Table t({{"ID"}, {"GPU"}, {"PROVIDER"}, {"$/GPU-HOUR", Align::right}, {"DATE"}});
   for (const auto& x : c.cloud) {
     t.add_row(
@@ -163,16 +164,14 @@ std::string cloud_table(const Catalog& c) {
 }
 
 std::string category_table(const Catalog& c, std::string_view key) {
-  if (key == "gpus") return gpu_table(c);
-  if (key == "cpus") return cpu_table(c);
-  if (key == "platforms") return platform_table(c);
-  if (key == "memory") return memory_table(c);
-  if (key == "storage") return storage_table(c);
-  if (key == "psus") return psu_table(c);
-  if (key == "cooling") return cooling_table(c);
-  if (key == "models") return model_table(c);
-  if (key == "cloud") return cloud_table(c);
-  return {};
+  std::string out;
+  catalog::for_each_category([&](const auto& cat) {
+    using T = typename std::remove_cvref_t<decltype(cat)>::Part;
+    if constexpr (requires { table(c, std::type_identity<T>{}); }) {
+      if (cat.key == key) out = table(c, std::type_identity<T>{});
+    }
+  });
+  return out;
 }
 
 std::size_t category_size(const Catalog& c, std::string_view key) {
@@ -200,7 +199,7 @@ std::vector<std::string> source_keys(const ojson& part) {
 
 std::vector<std::string_view> resolve(const std::vector<std::string_view>& categories) {
   if (!categories.empty()) return categories;
-  return {std::begin(kListedCategories), std::end(kListedCategories)};
+  return listed_categories();
 }
 
 }  // namespace
@@ -235,6 +234,14 @@ ojson catalog_list_json(const Catalog& c, const std::vector<std::string_view>& c
   }
   out["sources"] = sources_json(c, keys);
   return out;
+}
+
+std::vector<std::string_view> listed_categories() {
+  std::vector<std::string_view> keys;
+  catalog::for_each_category([&](const auto& cat) {
+    if (cat.listed) keys.push_back(cat.key);
+  });
+  return keys;
 }
 
 std::vector<PartRef> find_part(const Catalog& c, std::string_view id) {

@@ -27,26 +27,7 @@ struct Ctx {
   BuildSpec& spec;
 };
 
-/// How to find and read the parts of one category.
-template <typename T>
-struct Category {
-  std::string_view key;   ///< "gpu" (the spec's key under "parts")
-  std::string_view what;  ///< "GPU" (for messages)
-  const std::vector<T> Catalog::*all;
-  T (*read)(ObjectReader&, const std::string&, Diagnostics&);
-};
-
-const Category<catalog::Gpu> kGpu{"gpu", "GPU", &Catalog::gpus, catalog::read_gpu_part};
-const Category<catalog::Cpu> kCpu{"cpu", "CPU", &Catalog::cpus, catalog::read_cpu_part};
-const Category<catalog::Platform> kPlatform{"platform", "platform", &Catalog::platforms,
-                                            catalog::read_platform_part};
-const Category<catalog::MemoryKit> kMemory{"memory", "memory kit", &Catalog::memory,
-                                           catalog::read_memory_part};
-const Category<catalog::Storage> kStorage{"storage", "storage device", &Catalog::storage,
-                                          catalog::read_storage_part};
-const Category<catalog::Psu> kPsu{"psu", "PSU", &Catalog::psus, catalog::read_psu_part};
-const Category<catalog::Cooling> kCooling{"cooling", "cooling part", &Catalog::cooling,
-                                          catalog::read_cooling_part};
+using catalog::Category;
 
 template <typename T>
 const T* find_in(const std::vector<T>& v, std::string_view id) {
@@ -54,16 +35,21 @@ const T* find_in(const std::vector<T>& v, std::string_view id) {
   return it == v.end() ? nullptr : &*it;
 }
 
-/// The category another part with this id is in ("" if none), for hints.
+/// The build-part category another part with this id is in ("" if none), for hints.
 std::string_view other_category(const Catalog& c, std::string_view id) {
-  if (find_in(c.gpus, id)) return "GPU";
-  if (find_in(c.cpus, id)) return "CPU";
-  if (find_in(c.platforms, id)) return "platform";
-  if (find_in(c.memory, id)) return "memory kit";
-  if (find_in(c.storage, id)) return "storage device";
-  if (find_in(c.psus, id)) return "PSU";
-  if (find_in(c.cooling, id)) return "cooling part";
-  return "";
+  std::string_view found;
+  catalog::for_each_category([&](const auto& cat) {
+    if constexpr (requires { (c.*cat.items).front().id; }) {
+      if (cat.part && found.empty() && find_in(c.*cat.items, id) != nullptr) found = cat.what;
+    }
+  });
+  return found;
+}
+
+/// The table's entry for build parts of type T.
+template <typename T>
+constexpr const Category<T>& category_of() {
+  return std::get<Category<T>>(catalog::kCategoryTable);
 }
 
 template <typename T>
@@ -114,26 +100,27 @@ Counted<T> read_part(const json& v, const std::string& path, const Category<T>& 
                                      cat.what)});
   } else if (has_id) {
     if (auto id = r.string("id")) {
-      out.part = find_in(ctx.cat.*cat.all, *id);
+      out.part = find_in(ctx.cat.*cat.items, *id);
       if (out.part == nullptr) {
         std::string msg = fmt::format("unknown {} \"{}\"", cat.what, *id);
         const auto other = other_category(ctx.cat, *id);
         std::vector<std::string> ids;
-        for (const auto& p : ctx.cat.*cat.all) ids.push_back(p.id);
+        for (const auto& p : ctx.cat.*cat.items) ids.push_back(p.id);
         if (!other.empty()) {
           msg += fmt::format(": that id is a {}, not a {}", other, cat.what);
         } else {
           msg += did_you_mean(
-              *id, ids, fmt::format(" (see 'gpuadvisor catalog list --category {}')", cat.key));
+              *id, ids,
+              fmt::format(" (see 'gpuadvisor catalog list --category {}')", cat.singular));
         }
         r.error("id", msg);
       }
     }
   } else if (const json* s = r.object("spec")) {
-    const json filled = with_inline_defaults(*s, cat.key);
+    const json filled = with_inline_defaults(*s, cat.singular);
     const std::size_t before = ctx.diags.size();
     ObjectReader pr(filled, r.child_path("spec"), ctx.file, ctx.diags);
-    T part = cat.read(pr, ctx.file, ctx.diags);
+    T part = catalog::read_part<T>(pr, ctx.file, ctx.diags);
     pr.finish();
     if (ctx.diags.size() == before) out.part = keep(ctx.spec, std::move(part));
   }
@@ -146,9 +133,9 @@ template <typename T>
 std::vector<Counted<T>> read_part_list(ObjectReader& parts, const Category<T>& cat, Ctx& ctx,
                                        int max_count) {
   std::vector<Counted<T>> out;
-  const json* v = parts.value(cat.key, Need::optional);
+  const json* v = parts.value(cat.singular, Need::optional);
   if (v == nullptr) return out;
-  const std::string path = parts.child_path(cat.key);
+  const std::string path = parts.child_path(cat.singular);
   if (v->is_array()) {
     if (v->empty()) ctx.diags.push_back({ctx.file, path, "expected at least one entry"});
     for (std::size_t i = 0; i < v->size(); ++i) {
@@ -169,7 +156,7 @@ void read_parts(ObjectReader& top, Ctx& ctx) {
   Build& b = ctx.spec.build;
 
   if (const json* g = parts.value("gpu")) {
-    b.gpu = read_part(*g, "parts.gpu", kGpu, ctx, 64);
+    b.gpu = read_part(*g, "parts.gpu", category_of<catalog::Gpu>(), ctx, 64);
     if (b.gpu) {
       b.architecture = ctx.cat.architecture(b.gpu.part->architecture);
       if (b.architecture == nullptr) {
@@ -186,15 +173,16 @@ void read_parts(ObjectReader& top, Ctx& ctx) {
       }
     }
   }
-  if (const json* c = parts.value("cpu")) b.cpu = read_part(*c, "parts.cpu", kCpu, ctx, 8);
+  if (const json* c = parts.value("cpu"))
+    b.cpu = read_part(*c, "parts.cpu", category_of<catalog::Cpu>(), ctx, 8);
   if (const json* p = parts.value("platform")) {
-    b.platform = read_part(*p, "parts.platform", kPlatform, ctx, 0).part;
+    b.platform = read_part(*p, "parts.platform", category_of<catalog::Platform>(), ctx, 0).part;
   }
   if (const json* m = parts.value("memory")) {
-    b.memory = read_part(*m, "parts.memory", kMemory, ctx, 64);
+    b.memory = read_part(*m, "parts.memory", category_of<catalog::MemoryKit>(), ctx, 64);
   }
-  b.storage = read_part_list(parts, kStorage, ctx, 128);
-  b.cooling = read_part_list(parts, kCooling, ctx, 64);
+  b.storage = read_part_list(parts, category_of<catalog::Storage>(), ctx, 128);
+  b.cooling = read_part_list(parts, category_of<catalog::Cooling>(), ctx, 64);
 
   if (const json* p = parts.value("psu", Need::optional)) {
     // "redundant" is read here, beside "count".
@@ -203,7 +191,7 @@ void read_parts(ObjectReader& top, Ctx& ctx) {
       json without = *p;
       const json redundant = without.contains("redundant") ? without["redundant"] : json();
       without.erase("redundant");
-      b.psu = read_part(without, "parts.psu", kPsu, ctx, 16);
+      b.psu = read_part(without, "parts.psu", category_of<catalog::Psu>(), ctx, 16);
       if (!redundant.is_null()) {
         if (!redundant.is_number_integer() || redundant.get<std::int64_t>() < 0 ||
             redundant.get<std::int64_t>() >= b.psu.count) {

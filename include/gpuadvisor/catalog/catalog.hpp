@@ -1,11 +1,13 @@
 #pragma once
 /// The catalog: every part and model preset the advisor knows, loaded from the
 /// embedded data/catalog.json and any --catalog files layered on top.
-#include "gpuadvisor/core/expected.hpp"
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
+#include "gpuadvisor/core/expected.hpp"
 
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
@@ -42,10 +44,47 @@ struct Catalog {
   [[nodiscard]] const Source* source(std::string_view key) const;
 };
 
-/// Category names as used on the command line and as JSON keys.
-inline constexpr std::string_view kCategories[] = {
-    "architectures", "gpus",    "cpus",   "platforms", "memory", "storage",
-    "psus",          "cooling", "models", "cloud",     "sources"};
+/// One category of the catalog. Loading, validation, layering, reference
+/// checks, serialisation, `catalog list`, build specs and the tests all
+/// iterate kCategoryTable: a new category is one line there (plus its part
+/// type, reader, writer and table).
+template <typename T>
+struct Category {
+  using Part = T;
+  std::string_view key;       ///< "gpus": JSON key and command-line name
+  std::string_view singular;  ///< "gpu": also accepted on the command line
+  std::string_view what;      ///< "GPU": one entry, in messages
+  std::vector<T> Catalog::*items;
+  bool required;  ///< a base catalog must have it
+  bool part;      ///< a build part: a spec names it under "parts.<singular>"
+  bool listed;    ///< shown by `catalog list` without --category
+};
+
+inline constexpr std::tuple kCategoryTable{
+    Category<Architecture>{"architectures", "architecture", "architecture", &Catalog::architectures,
+                           true, false, false},
+    Category<Gpu>{"gpus", "gpu", "GPU", &Catalog::gpus, true, true, true},
+    Category<Cpu>{"cpus", "cpu", "CPU", &Catalog::cpus, true, true, true},
+    Category<Platform>{"platforms", "platform", "platform", &Catalog::platforms, true, true, true},
+    Category<MemoryKit>{"memory", "memory", "memory kit", &Catalog::memory, true, true, true},
+    Category<Storage>{"storage", "storage", "storage device", &Catalog::storage, true, true, true},
+    Category<Psu>{"psus", "psu", "PSU", &Catalog::psus, true, true, true},
+    Category<Cooling>{"cooling", "cooling", "cooling part", &Catalog::cooling, true, true, true},
+    Category<ModelPreset>{"models", "model", "model preset", &Catalog::models, true, false, true},
+    Category<CloudPrice>{"cloud", "cloud", "cloud price", &Catalog::cloud, false, false, true},
+    Category<Source>{"sources", "source", "source", &Catalog::sources, true, false, false},
+};
+
+/// Calls f(category) for each entry of kCategoryTable, in order.
+template <typename F>
+constexpr void for_each_category(F&& f) {
+  std::apply([&](const auto&... c) { (f(c), ...); }, kCategoryTable);
+}
+
+/// Category keys in table order (JSON keys, command-line names).
+inline constexpr auto kCategories = std::apply(
+    [](const auto&... c) { return std::array<std::string_view, sizeof...(c)>{c.key...}; },
+    kCategoryTable);
 
 /// Accepts singular and plural ("gpu", "gpus"); returns the JSON key or empty.
 [[nodiscard]] std::string_view category_key(std::string_view name);
@@ -54,8 +93,8 @@ inline constexpr std::string_view kCategories[] = {
 /// overlay (a --catalog file) may hold any subset. Cross-references are not
 /// checked here (see resolve()).
 [[nodiscard]] gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text,
-                                                                const std::string& file,
-                                                                bool overlay);
+                                                                       const std::string& file,
+                                                                       bool overlay);
 
 /// Layers `top` over `base`: a part whose id exists in the same category
 /// replaces it in place, new ids are appended in file order.
@@ -72,6 +111,7 @@ void layer(Catalog& base, Catalog top);
 
 /// Embedded catalog plus `files` layered in order, fully checked. All problems
 /// of all files are reported together.
-[[nodiscard]] gpuadvisor::expected<Catalog, Diagnostics> load_catalog(std::span<const std::string> files);
+[[nodiscard]] gpuadvisor::expected<Catalog, Diagnostics> load_catalog(
+    std::span<const std::string> files);
 
 }  // namespace gpuadvisor::catalog

@@ -11,16 +11,8 @@
 
 namespace gpuadvisor::catalog {
 
-[[nodiscard]] Gpu read_gpu_part(ObjectReader& r, const std::string& file, Diagnostics& out);
-[[nodiscard]] Cpu read_cpu_part(ObjectReader& r, const std::string& file, Diagnostics& out);
-[[nodiscard]] Platform read_platform_part(ObjectReader& r, const std::string& file,
-                                          Diagnostics& out);
-[[nodiscard]] MemoryKit read_memory_part(ObjectReader& r, const std::string& file,
-                                         Diagnostics& out);
-[[nodiscard]] Storage read_storage_part(ObjectReader& r, const std::string& file,
-                                        Diagnostics& out);
-[[nodiscard]] Psu read_psu_part(ObjectReader& r, const std::string& file, Diagnostics& out);
-[[nodiscard]] Cooling read_cooling_part(ObjectReader& r, const std::string& file,
-                                        Diagnostics& out);
+/// One part of category T (a build part of catalog::kCategoryTable).
+template <typename T>
+[[nodiscard]] T read_part(ObjectReader& r, const std::string& file, Diagnostics& out);
 
 }  // namespace gpuadvisor::catalog

@@ -12,9 +12,8 @@ namespace gpuadvisor::report {
 
 inline constexpr int kCatalogOutputSchemaVersion = 1;
 
-/// Categories listed by `catalog list` without --category, in display order.
-inline constexpr std::string_view kListedCategories[] = {
-    "gpus", "cpus", "platforms", "memory", "storage", "psus", "cooling", "models", "cloud"};
+/// Categories listed by `catalog list` without --category, in table order.
+[[nodiscard]] std::vector<std::string_view> listed_categories();
 
 /// `categories` are JSON keys ("gpus"); empty = all listed categories.
 [[nodiscard]] std::string catalog_list_text(const catalog::Catalog& c,
