@@ -22,6 +22,9 @@ const Storage* Catalog::storage_device(std::string_view id) const {
 }
 const Psu* Catalog::psu(std::string_view id) const { return find_by_id(psus, id); }
 const Cooling* Catalog::cooler(std::string_view id) const { return find_by_id(cooling, id); }
+const CpuCooler* Catalog::cpu_cooler(std::string_view id) const {
+  return find_by_id(cpu_coolers, id);
+}
 const ModelPreset* Catalog::model(std::string_view id) const { return find_by_id(models, id); }
 const Architecture* Catalog::architecture(std::string_view id) const {
   return find_by_id(architectures, id);

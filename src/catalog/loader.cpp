@@ -34,6 +34,11 @@ constexpr std::string_view kStorageTypes[] = {"nvme", "sata-ssd", "hdd"};
 constexpr std::string_view kEfficiency[] = {"80plus-white", "80plus-bronze",   "80plus-silver",
                                             "80plus-gold",  "80plus-platinum", "80plus-titanium"};
 constexpr std::string_view kCoolingTypes[] = {"air", "liquid", "datacenter"};
+constexpr std::string_view kGpuCooling[] = {"passive", "blower", "open-air", "liquid"};
+constexpr std::string_view kCpuCoolerTypes[] = {"air", "liquid"};
+constexpr std::string_view kNvmeForms[] = {"m.2", "u.2"};
+constexpr std::string_view kBaySizes[] = {"2.5", "3.5"};
+constexpr std::string_view kDriveForms[] = {"m.2", "u.2", "2.5", "3.5"};
 constexpr std::string_view kModelKinds[] = {"transformer", "cnn"};
 
 /// Ids are short, lowercase and hyphenated: "rtx-4090", "llama-3-8b".
@@ -183,6 +188,19 @@ Gpu read_entry(std::type_identity<Gpu>, ObjectReader& r, Ctx& ctx) {
   if (auto c = r.choice("power_connector", kConnectors)) g.power_connector = kConnectors[*c];
   assign(g.power_connector_count, r.integer("power_connector_count", 0, 8));
   assign(g.passive_cooling, r.boolean("passive_cooling"));
+  g.cooling = g.passive_cooling                 ? GpuCooling::passive
+              : g.market == GpuMarket::consumer ? GpuCooling::open_air
+                                                : GpuCooling::blower;
+  if (r.has("cooling")) {
+    assign_enum(
+        g.cooling, r.choice("cooling", kGpuCooling, Need::optional),
+        {GpuCooling::passive, GpuCooling::blower, GpuCooling::open_air, GpuCooling::liquid});
+    if ((g.cooling == GpuCooling::passive) != g.passive_cooling) {
+      r.error("cooling", fmt::format("\"passive\" cooling goes with passive_cooling: true (got "
+                                     "passive_cooling: {})",
+                                     g.passive_cooling));
+    }
+  }
   assign_enum(g.condition, r.choice("condition", kConditions), {Condition::new_, Condition::used});
 
   // Consistency between fields of one card.
@@ -210,6 +228,15 @@ Cpu read_entry(std::type_identity<Cpu>, ObjectReader& r, Ctx& ctx) {
   assign(c.memory_channels, r.integer("memory_channels", 1, 32));
   if (auto v = r.choice("memory_type", kMemTypes)) c.memory_type = kMemTypes[*v];
   assign(c.tdp_w, r.number("tdp_w", 5, 1500));
+  c.max_power_w = c.tdp_w;
+  assign(c.max_power_w, r.number("max_power_w", 5, 2000, Need::optional));
+  if (r.has("max_power_w") && c.max_power_w < c.tdp_w) {
+    r.error("max_power_w",
+            fmt::format("expected at least tdp_w ({} W), got {} W", c.tdp_w, c.max_power_w));
+  }
+  c.pcie_lanes_2p = c.pcie_lanes;
+  assign(c.pcie_lanes_2p, r.integer("pcie_lanes_2p", 1, 512, Need::optional));
+  assign(c.cooler_included, r.boolean("cooler_included", Need::optional));
   if (c.threads < c.cores && r.has("threads") && r.has("cores")) {
     r.error("threads", fmt::format("expected at least as many threads as cores ({}), got {}",
                                    c.cores, c.threads));
@@ -262,9 +289,36 @@ Platform read_entry(std::type_identity<Platform>, ObjectReader& r, Ctx& ctx) {
     IncludedPart part;
     part.id = ir.string("id").value_or("");
     assign(part.count, ir.integer("count", 1, 16));
+    assign(part.redundant, ir.integer("redundant", 0, 15, Need::optional));
+    if (part.redundant >= part.count) {
+      ir.error("redundant",
+               fmt::format("expected fewer redundant PSUs than the {} included", part.count));
+    }
     ir.finish();
     p.included_psu = part;
   }
+  if (const json* counts = r.array("gpu_counts", Need::optional)) {
+    for (std::size_t i = 0; i < counts->size(); ++i) {
+      const json& v = (*counts)[i];
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 ||
+          v.get<std::int64_t>() > p.max_gpus) {
+        ctx.diags.push_back({ctx.file, index_path(r.child_path("gpu_counts"), i),
+                             fmt::format("expected a GPU count from 1 to max_gpus ({}), got {}",
+                                         p.max_gpus, describe(v))});
+      } else {
+        p.gpu_counts.push_back(static_cast<int>(v.get<std::int64_t>()));
+      }
+    }
+  }
+  assign(p.cpu_cooler_included, r.boolean("cpu_cooler_included", Need::optional));
+  assign(p.gpu_airflow, r.boolean("gpu_airflow", Need::optional));
+  assign(p.validated_power, r.boolean("validated_power", Need::optional));
+  if (p.validated_power && !p.included_psu) {
+    r.error("validated_power", "a vendor-validated PSU configuration needs included_psu");
+  }
+  if (auto v = r.choice("nvme_form", kNvmeForms, Need::optional)) p.nvme_form = kNvmeForms[*v];
+  if (auto v = r.choice("bay_size", kBaySizes, Need::optional)) p.bay_size = kBaySizes[*v];
+  assign(p.eps_inputs, r.integer("eps_inputs", 0, 8, Need::optional));
   const bool module_gpus = std::any_of(p.gpu_form_factors.begin(), p.gpu_form_factors.end(),
                                        [](const std::string& f) { return f != "pcie"; });
   if (module_gpus && p.baseboard.empty() && r.has("gpu_form_factors")) {
@@ -293,6 +347,12 @@ Storage read_entry(std::type_identity<Storage>, ObjectReader& r, Ctx& ctx) {
   assign(s.capacity_tb, r.number("capacity_tb", 0.01, 1000));
   assign(s.seq_read_mbs, r.number("seq_read_mbs", 10, 100000));
   assign(s.power_w, r.number("power_w", 0, 100));
+  s.form = s.type == StorageType::nvme ? "m.2" : s.type == StorageType::sata_ssd ? "2.5" : "3.5";
+  if (auto v = r.choice("form", kDriveForms, Need::optional)) s.form = kDriveForms[*v];
+  if (r.has("form") && (s.type == StorageType::nvme) != (s.form == "m.2" || s.form == "u.2")) {
+    r.error("form",
+            fmt::format("NVMe drives are m.2 or u.2, SATA drives 2.5 or 3.5; got {}", s.form));
+  }
   return s;
 }
 
@@ -301,10 +361,19 @@ Psu read_entry(std::type_identity<Psu>, ObjectReader& r, Ctx& ctx) {
   read_base(r, p, ctx);
   if (auto v = r.choice("form", kPsuForms)) p.form = kPsuForms[*v];
   assign(p.watts_230v, r.number("watts_230v", 100, 20000));
-  assign(p.watts_115v, r.number("watts_115v", 100, 20000));
+  // 0: the unit has no low-line (100-127 V) rating; it runs at 200-240 V only.
+  assign(p.watts_115v, r.number("watts_115v", 0, 20000));
+  if (r.has("watts_115v") && p.watts_115v > 0 && p.watts_115v < 100) {
+    r.error("watts_115v", fmt::format("expected 0 (no low-line rating) or at least 100 W, got {} W",
+                                      p.watts_115v));
+  }
   if (auto v = r.choice("efficiency", kEfficiency)) p.efficiency = kEfficiency[*v];
   assign(p.pcie_8pin, r.integer("pcie_8pin", 0, 32));
   assign(p.connectors_12vhpwr, r.integer("connectors_12vhpwr", 0, 16));
+  // ATX 12V units ship two EPS (CPU 8-pin) cables unless the catalog says
+  // otherwise (Intel ATX 3.0 design guide: boards take one or two).
+  p.eps_8pin = p.form == "atx" ? 2 : 0;
+  assign(p.eps_8pin, r.integer("eps_8pin", 0, 16, Need::optional));
   if (p.watts_115v > p.watts_230v && r.has("watts_115v") && r.has("watts_230v")) {
     r.error("watts_115v", fmt::format("expected at most the 230 V rating ({} W), got {} W",
                                       p.watts_230v, p.watts_115v));
@@ -320,6 +389,17 @@ Cooling read_entry(std::type_identity<Cooling>, ObjectReader& r, Ctx& ctx) {
   assign(c.capacity_w, r.number("capacity_w", 10, 500000));
   assign(c.power_w, r.number("power_w", 0, 20000));
   if (auto v = r.choice("form", kPlatformKinds)) c.form = kPlatformKinds[*v];
+  return c;
+}
+
+CpuCooler read_entry(std::type_identity<CpuCooler>, ObjectReader& r, Ctx& ctx) {
+  CpuCooler c;
+  read_base(r, c, ctx);
+  if (auto v = r.choice("type", kCpuCoolerTypes)) c.type = kCpuCoolerTypes[*v];
+  c.sockets = read_string_list(r, "sockets", ctx, Need::required);
+  if (c.sockets.empty() && r.has("sockets")) r.error("sockets", "expected at least one socket");
+  assign(c.max_cpu_w, r.number("max_cpu_w", 10, 2000));
+  assign(c.power_w, r.number("power_w", 0, 100));
   return c;
 }
 
@@ -516,5 +596,6 @@ template MemoryKit read_part(ObjectReader&, const std::string&, Diagnostics&);
 template Storage read_part(ObjectReader&, const std::string&, Diagnostics&);
 template Psu read_part(ObjectReader&, const std::string&, Diagnostics&);
 template Cooling read_part(ObjectReader&, const std::string&, Diagnostics&);
+template CpuCooler read_part(ObjectReader&, const std::string&, Diagnostics&);
 
 }  // namespace gpuadvisor::catalog

@@ -58,6 +58,18 @@ std::string_view to_string(CoolingType t) {
       return "air";
   }
 }
+std::string_view to_string(GpuCooling c) {
+  switch (c) {
+    case GpuCooling::passive:
+      return "passive";
+    case GpuCooling::open_air:
+      return "open-air";
+    case GpuCooling::liquid:
+      return "liquid";
+    default:
+      return "blower";
+  }
+}
 std::string_view to_string(ModelKind k) { return k == ModelKind::cnn ? "cnn" : "transformer"; }
 
 ojson to_json(const Source& s) { return {{"key", s.key}, {"title", s.title}, {"url", s.url}}; }
@@ -100,6 +112,7 @@ ojson to_json(const Gpu& g) {
   j["power_connector"] = g.power_connector;
   j["power_connector_count"] = g.power_connector_count;
   j["passive_cooling"] = g.passive_cooling;
+  j["cooling"] = to_string(g.cooling);
   j["condition"] = to_string(g.condition);
   put_tail(j, g);
   return j;
@@ -118,6 +131,9 @@ ojson to_json(const Cpu& c) {
   j["memory_channels"] = c.memory_channels;
   j["memory_type"] = c.memory_type;
   j["tdp_w"] = c.tdp_w;
+  j["max_power_w"] = c.max_power_w;
+  j["pcie_lanes_2p"] = c.pcie_lanes_2p;
+  j["cooler_included"] = c.cooler_included;
   put_tail(j, c);
   return j;
 }
@@ -147,8 +163,18 @@ ojson to_json(const Platform& p) {
   j["max_psu_w"] = p.max_psu_w;
   j["base_power_w"] = p.base_power_w;
   j["included_cooling_w"] = p.included_cooling_w;
-  if (p.included_psu)
-    j["included_psu"] = {{"id", p.included_psu->id}, {"count", p.included_psu->count}};
+  if (p.included_psu) {
+    j["included_psu"] = {{"id", p.included_psu->id},
+                         {"count", p.included_psu->count},
+                         {"redundant", p.included_psu->redundant}};
+  }
+  if (!p.gpu_counts.empty()) j["gpu_counts"] = p.gpu_counts;
+  j["cpu_cooler_included"] = p.cpu_cooler_included;
+  j["gpu_airflow"] = p.gpu_airflow;
+  j["validated_power"] = p.validated_power;
+  j["nvme_form"] = p.nvme_form;
+  j["bay_size"] = p.bay_size;
+  j["eps_inputs"] = p.eps_inputs;
   put_tail(j, p);
   return j;
 }
@@ -173,6 +199,7 @@ ojson to_json(const Storage& s) {
   j["capacity_tb"] = s.capacity_tb;
   j["seq_read_mbs"] = s.seq_read_mbs;
   j["power_w"] = s.power_w;
+  j["form"] = s.form;
   put_tail(j, s);
   return j;
 }
@@ -186,6 +213,7 @@ ojson to_json(const Psu& p) {
   j["efficiency"] = p.efficiency;
   j["pcie_8pin"] = p.pcie_8pin;
   j["connectors_12vhpwr"] = p.connectors_12vhpwr;
+  j["eps_8pin"] = p.eps_8pin;
   put_tail(j, p);
   return j;
 }
@@ -197,6 +225,17 @@ ojson to_json(const Cooling& c) {
   j["capacity_w"] = c.capacity_w;
   j["power_w"] = c.power_w;
   j["form"] = c.form;
+  put_tail(j, c);
+  return j;
+}
+
+ojson to_json(const CpuCooler& c) {
+  ojson j;
+  put_base(j, c);
+  j["type"] = c.type;
+  j["sockets"] = c.sockets;
+  j["max_cpu_w"] = c.max_cpu_w;
+  j["power_w"] = c.power_w;
   put_tail(j, c);
   return j;
 }

@@ -49,6 +49,11 @@ void register_rules(CLI::App& app, Globals& g, Registry& r);
 /// The embedded catalog with --catalog files layered on; throws InputError.
 [[nodiscard]] catalog::Catalog load_catalog(const Globals& g);
 
+/// --region, declared once for every command that reads mains.
+CLI::Option* add_region_option(CLI::App* cmd, std::string& region);
+/// The region given, checked: InputError naming --region and the choices.
+[[nodiscard]] std::string checked_region(const std::string& region);
+
 /// Fails with InputError unless --format is one of `allowed` for `command`.
 void require_format(const Globals& g, std::string_view command,
                     std::initializer_list<std::string_view> allowed);

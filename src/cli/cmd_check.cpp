@@ -15,6 +15,7 @@ struct CheckOptions {
   bool strict = false;
   std::string rules_file;
   std::string policy;
+  std::string region;
 };
 
 rules::RuleSet load_rules(const std::string& file, const std::string& policy) {
@@ -26,12 +27,13 @@ rules::RuleSet load_rules(const std::string& file, const std::string& policy) {
 ExitCode run_check(const Globals& g, const CheckOptions& o) {
   require_format(g, "check", {"text", "json", "junit", "sarif"});
   const auto rs = load_rules(o.rules_file, o.policy);
+  const std::string region = checked_region(o.region);
   const auto cat = load_catalog(g);
   report::CheckReport r;
   r.strict = o.strict;
   Diagnostics unusable;
   for (const auto& file : o.specs) {
-    r.specs.push_back(rules::check_spec_file(file, cat, rs));
+    r.specs.push_back(rules::check_spec_file(file, cat, rs, region));
     const auto& errs = r.specs.back().errors;
     unusable.insert(unusable.end(), errs.begin(), errs.end());
   }
@@ -89,6 +91,7 @@ Exit codes: 0 no errors (with --strict: no warnings either), 1 a rule fails,
   cmd->add_option("--policy", opts->policy,
                   "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
       ->type_name("NAME");
+  add_region_option(cmd, opts->region);
   r.add(cmd, [&g, opts] { return run_check(g, *opts); });
 }
 

@@ -17,6 +17,7 @@ namespace {
 
 struct RecommendOptions {
   WorkloadFlags workload;
+  std::string region;
   std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
       top, electricity_price, pue, dataset_gb, checkpoints;
   bool allow_used = false;
@@ -124,6 +125,7 @@ search::Request to_request(const RecommendOptions& o) {
                       "the circuit's rating in watts (volts x amps), e.g. 1800 or 3680", diags)) {
     req.circuit_w = *w;
   }
+  req.region = checked_region(o.region);
   if (auto v = number(o.voltage, "--voltage", "V", 90, 480, "a supply voltage from 90 to 480 V",
                       diags)) {
     req.voltage = *v;
@@ -196,10 +198,13 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
   k->add_flag("--allow-used", o->allow_used, "Consider used GPU listings too");
   k->add_option("--form-factor", o->form_factor, "tower or rack")->type_name("F");
   k->add_option("--circuit", o->circuit,
-                "Circuit rating, W (volts x amps): 1800 = 15 A/120 V, 3680 = 16 A/230 V")
+                "Circuit rating, W (volts x amps), read in --region: 1800 = 15 A/120 V, 3680 = "
+                "16 A/230 V (default: the region's outlet for towers, feed for racks)")
       ->type_name("W");
-  k->add_option("--voltage", o->voltage, "Supply voltage (default from --circuit, else 115 V)")
+  k->add_option("--voltage", o->voltage,
+                "Supply voltage (default: the region's, for the --circuit given)")
       ->type_name("V");
+  add_region_option(k, o->region);
   k->add_option("--rules", o->rules_file, "Rules file layered over the embedded rules")
       ->type_name("FILE");
   k->add_option("--policy", o->policy,

@@ -136,6 +136,17 @@ std::string table(const Catalog& c, std::type_identity<catalog::Cooling>) {
   return t.render();
 }
 
+std::string table(const Catalog& c, std::type_identity<catalog::CpuCooler>) {
+  Table t(
+      {{"ID"}, {"NAME"}, {"TYPE"}, {"SOCKETS"}, {"CPU W", Align::right}, {"PRICE", Align::right}});
+  for (const auto& x : c.cpu_coolers) {
+    t.add_row({x.id, shorten(x.name, 28), x.type,
+               shorten(fmt::format("{}", fmt::join(x.sockets, ",")), 24), num(x.max_cpu_w),
+               price(x.price)});
+  }
+  return t.render();
+}
+
 std::string table(const Catalog& c, std::type_identity<catalog::ModelPreset>) {
   Table t({{"ID"},
            {"NAME"},

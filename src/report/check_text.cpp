@@ -106,7 +106,20 @@ std::string wrap_text(std::string_view text, std::size_t width, std::size_t firs
     std::size_t j = i;
     while (j < text.size() && text[j] != ' ') ++j;
     if (i == j) break;
-    const std::string word(text.substr(i, j - i));
+    std::string word(text.substr(i, j - i));
+    // A word longer than a whole line (a URL) is cut at the line's end.
+    while (width > indent + 10 && display_width(word) > width - indent) {
+      if (!line_start) {
+        out += "\n" + std::string(indent, ' ');
+        col = indent;
+      }
+      const std::size_t n = width - col;
+      out += word.substr(0, n);
+      word.erase(0, n);
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+      line_start = true;
+    }
     const std::size_t w = display_width(word);
     if (!line_start && col + 1 + w > width) {
       out += "\n" + std::string(indent, ' ');

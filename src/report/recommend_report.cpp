@@ -186,17 +186,17 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   // Bill of materials: the id column as wide as its widest id, names cut to fit.
   std::size_t idw = 2;
   for (const auto& l : b.bom) idw = std::max(idw, l.id.size());
-  const std::size_t prefix = 4 + 9 + idw + 1 + 3 + 1 + 10 + 1 + 10 + 2;
+  const std::size_t prefix = 4 + 11 + idw + 1 + 3 + 1 + 10 + 1 + 10 + 2;
   const std::size_t namew = kWidth > prefix + 10 ? kWidth - prefix : 10;
-  out += fmt::format("    {:<9}{:<{}} {:>3} {:>10} {:>10}  {}\n", "part", "id", idw, "qty", "unit",
+  out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}  {}\n", "part", "id", idw, "qty", "unit",
                      "total", "name");
   for (const auto& l : b.bom) {
     const bool inc = !l.note.empty();
-    out += fmt::format("    {:<9}{:<{}} {:>3} {:>10} {:>10}  {}\n", l.category, l.id, idw, l.count,
+    out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}  {}\n", l.category, l.id, idw, l.count,
                        inc ? "incl." : usd(l.unit_usd), inc ? "-" : usd(l.total_usd),
                        truncated(l.name, namew));
   }
-  out += fmt::format("    {:<9}{:<{}} {:>3} {:>10} {:>10}\n", "total", "", idw, "", "",
+  out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}\n", "total", "", idw, "", "",
                      usd(search::to_usd(c.price)));
   const auto& pw = b.power;
   std::string power = fmt::format(
@@ -268,12 +268,16 @@ ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendat
   parts["memory"] = {{"id", c.memory->id}, {"count", c.memory_count}};
   parts["storage"] = ordered_json::array({{{"id", c.storage->id}, {"count", c.storage_count}}});
   if (!c.psu_from_platform) parts["psu"] = {{"id", c.psu->id}, {"count", c.psu_count}};
+  if (c.cpu_cooler != nullptr && c.cpu_coolers > 0) {
+    parts["cpu_cooler"] = {{"id", c.cpu_cooler->id}, {"count", c.cpu_coolers}};
+  }
   if (c.cooling != nullptr && c.cooling_count > 0) {
     parts["cooling"] = ordered_json::array({{{"id", c.cooling->id}, {"count", c.cooling_count}}});
   }
   spec["parts"] = std::move(parts);
-  if (req.circuit_w > 0 || req.voltage > 0) {
+  if (req.circuit_w > 0 || req.voltage > 0 || req.region != "us") {
     ordered_json site;
+    if (req.region != "us") site["region"] = req.region;
     if (req.circuit_w > 0) site["circuit_w"] = req.circuit_w;
     if (req.voltage > 0) site["voltage"] = req.voltage;
     spec["site"] = std::move(site);

@@ -10,6 +10,8 @@ namespace gpuadvisor::rules {
 
 int gpu_count(const Build& b) { return b.gpu ? b.gpu.count : 0; }
 
+double cpu_power_w(const catalog::Cpu& c) { return std::max(c.tdp_w, c.max_power_w); }
+
 double gpu_power_w(const Build& b) { return b.gpu ? b.gpu.part->power_w * b.gpu.count : 0.0; }
 
 std::vector<PowerItem> power_items(const Build& b) {
@@ -20,13 +22,14 @@ std::vector<PowerItem> power_items(const Build& b) {
     }
   };
   if (b.gpu) add(b.gpu.count, b.gpu.part->name, b.gpu.part->power_w);
-  if (b.cpu) add(b.cpu.count, b.cpu.part->name, b.cpu.part->tdp_w);
+  if (b.cpu) add(b.cpu.count, b.cpu.part->name, cpu_power_w(*b.cpu.part));
   if (b.platform != nullptr)
     add(1, b.platform->name + " (board, fans, NICs)", b.platform->base_power_w);
   if (b.memory) add(b.memory.count, b.memory.part->name, b.memory.part->power_w);
   for (const auto& s : b.storage) {
     if (s) add(s.count, s.part->name, s.part->power_w);
   }
+  if (b.cpu_cooler) add(b.cpu_cooler.count, b.cpu_cooler.part->name, b.cpu_cooler.part->power_w);
   for (const auto& c : b.cooling) {
     if (c) add(c.count, c.part->name, c.part->power_w);
   }
@@ -41,12 +44,13 @@ double peak_draw_w(const Build& b) {
     if (count > 0 && each > 0) w += count * each;
   };
   if (b.gpu) add(b.gpu.count, b.gpu.part->power_w);
-  if (b.cpu) add(b.cpu.count, b.cpu.part->tdp_w);
+  if (b.cpu) add(b.cpu.count, cpu_power_w(*b.cpu.part));
   if (b.platform != nullptr) add(1, b.platform->base_power_w);
   if (b.memory) add(b.memory.count, b.memory.part->power_w);
   for (const auto& s : b.storage) {
     if (s) add(s.count, s.part->power_w);
   }
+  if (b.cpu_cooler) add(b.cpu_cooler.count, b.cpu_cooler.part->power_w);
   for (const auto& c : b.cooling) {
     if (c) add(c.count, c.part->power_w);
   }
@@ -65,15 +69,20 @@ double psu_capacity_w(const Build& b) {
   return active * psu_unit_w(*b.psu.part, supply_voltage(b));
 }
 
+bool vendor_validated_power(const Build& b) {
+  return b.psu_from_platform && b.platform != nullptr && b.platform->validated_power;
+}
+
 double psu_needed_for_gpus_w(const Build& b, const Parameters& p) {
+  if (vendor_validated_power(b)) return 0;
   const int n = gpu_count(b);
-  double need = n * p.psu_w_per_gpu;
+  double need = std::max(n * p.psu_w_per_gpu, gpu_power_w(b) * p.psu_board_power_factor);
   if (n >= 2) need = std::max(need, p.psu_multi_gpu_min_w);
   return need;
 }
 
 double psu_needed_for_peak_w(const Build& b, const Parameters& p) {
-  return peak_draw_w(b) * p.psu_margin;
+  return peak_draw_w(b) * (vendor_validated_power(b) ? 1.0 : p.psu_margin);
 }
 
 double required_psu_w(const Build& b, const Parameters& p) {
@@ -107,9 +116,7 @@ double cooling_capacity_w(const Build& b) {
 }
 
 double open_air_gpu_heat_w(const Build& b) {
-  if (!b.gpu || b.gpu.part->passive_cooling || b.gpu.part->market != catalog::GpuMarket::consumer) {
-    return 0;
-  }
+  if (!b.gpu || b.gpu.part->cooling != catalog::GpuCooling::open_air) return 0;
   return gpu_power_w(b);
 }
 
@@ -140,7 +147,11 @@ int lanes_needed(const Build& b, const Parameters& p) {
   return gpu_count(b) * p.min_lanes_per_gpu + nvme_drives(b) * p.lanes_per_nvme;
 }
 
-int lanes_available(const Build& b) { return b.cpu ? b.cpu.part->pcie_lanes * b.cpu.count : 0; }
+int lanes_available(const Build& b) {
+  if (!b.cpu) return 0;
+  const auto& c = *b.cpu.part;
+  return (b.cpu.count >= 2 && c.pcie_lanes_2p > 0 ? c.pcie_lanes_2p : c.pcie_lanes) * b.cpu.count;
+}
 
 int cpu_cores(const Build& b) { return b.cpu ? b.cpu.part->cores * b.cpu.count : 0; }
 
@@ -179,8 +190,10 @@ ConnectorPlan connector_plan(const Build& b, const Parameters& p) {
     const int inputs = std::max(1, g.power_connector_count) * b.gpu.count;
     if (g.power_connector == "12vhpwr")
       c.gpu_12vhpwr = inputs;
-    else if (g.power_connector == "8pin" || g.power_connector == "cpu8pin")
+    else if (g.power_connector == "8pin")
       c.gpu_8pin = inputs;
+    else if (g.power_connector == "cpu8pin")
+      c.gpu_eps = inputs;
     // An adapter splits the card's board power over 8-pin cables (3 for a
     // 450 W RTX 4090, as its own adapter has).
     c.pins_per_adapter = static_cast<int>(
@@ -189,7 +202,9 @@ ConnectorPlan connector_plan(const Build& b, const Parameters& p) {
   if (b.psu) {
     c.psu_12vhpwr = b.psu.part->connectors_12vhpwr * b.psu.count;
     c.psu_8pin = b.psu.part->pcie_8pin * b.psu.count;
+    c.psu_eps = b.psu.part->eps_8pin * b.psu.count;
   }
+  c.eps_needed = c.gpu_eps + (b.platform != nullptr ? b.platform->eps_inputs : 1);
   c.adapters = std::max(0, c.gpu_12vhpwr - c.psu_12vhpwr);
   c.needed_8pin = c.gpu_8pin + c.adapters * c.pins_per_adapter;
   return c;

@@ -50,10 +50,10 @@ std::vector<Waiver> apply_waivers(Evaluation& ev, const std::vector<Waiver>& wai
 }
 
 SpecResult check_spec(std::string_view text, const std::string& file, const catalog::Catalog& cat,
-                      const RuleSet& rs) {
+                      const RuleSet& rs, std::string_view region) {
   SpecResult r;
   r.file = file;
-  auto spec = parse_spec(text, file, cat, rs);
+  auto spec = parse_spec(text, file, cat, rs, region);
   if (!spec) {
     r.name = std::filesystem::path(file).filename().string();
     r.errors = std::move(spec.error());
@@ -70,8 +70,8 @@ SpecResult check_spec(std::string_view text, const std::string& file, const cata
   return r;
 }
 
-SpecResult check_spec_file(const std::string& path, const catalog::Catalog& cat,
-                           const RuleSet& rs) {
+SpecResult check_spec_file(const std::string& path, const catalog::Catalog& cat, const RuleSet& rs,
+                           std::string_view region) {
   auto text = read_file(path);
   if (!text) {
     SpecResult r;
@@ -80,7 +80,7 @@ SpecResult check_spec_file(const std::string& path, const catalog::Catalog& cat,
     r.errors.push_back(text.error());
     return r;
   }
-  return check_spec(*text, path, cat, rs);
+  return check_spec(*text, path, cat, rs, region);
 }
 
 }  // namespace gpuadvisor::rules

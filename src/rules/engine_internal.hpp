@@ -12,6 +12,7 @@ namespace gpuadvisor::rules::detail {
 // The rules of each group, in catalogue order (src/rules/rules_<group>.cpp);
 // registry.cpp joins them in this order.
 std::span<const RuleDecl> power_rules();
+std::span<const RuleDecl> cooling_rules();
 std::span<const RuleDecl> platform_rules();
 std::span<const RuleDecl> memory_rules();
 std::span<const RuleDecl> workload_rules();

@@ -11,8 +11,9 @@ namespace {
 
 using Group = std::span<const RuleDecl> (*)();
 /// Catalogue order: a new group file adds one line here.
-constexpr Group kGroups[] = {detail::power_rules,    detail::platform_rules, detail::memory_rules,
-                             detail::workload_rules, detail::software_rules, detail::risk_rules};
+constexpr Group kGroups[] = {detail::power_rules,  detail::cooling_rules,  detail::platform_rules,
+                             detail::memory_rules, detail::workload_rules, detail::software_rules,
+                             detail::risk_rules};
 
 void check_rule(const RuleDecl& r, const std::vector<const RuleDecl*>& before) {
   if (r.id.empty() || r.group.empty() || r.fn == nullptr) {

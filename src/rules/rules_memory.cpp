@@ -111,6 +111,28 @@ static void mem003(RuleContext& c) {
   }
 }
 
+static void mem004(RuleContext& c) {
+  if (!c.b.memory) return c.not_applicable("no memory in the build");
+  if (!c.b.cpu) return c.not_applicable("no CPU in the build");
+  const int channels = c.b.cpu.part->memory_channels * c.b.cpu.count;
+  const int dimms = c.b.memory.part->modules * c.b.memory.count;
+  if (channels <= 0 || (dimms >= channels && dimms % channels == 0)) return;
+  c.fail([&] {
+    const std::string why = dimms < channels
+                                ? fmt::format("{} of them stay empty", channels - dimms)
+                                : std::string("they are filled unevenly");
+    return Words{fmt::format("{} DIMMs on {} memory channels ({} x {}): {}, which cuts memory "
+                             "bandwidth",
+                             dimms, channels, counted_name(c.b.cpu.part->name, c.b.cpu.count),
+                             c.b.cpu.part->memory_channels, why),
+                 qty(dimms, "DIMMs"), text_qty(fmt::format("a multiple of {} DIMMs", channels)),
+                 fmt::format("use {} DIMMs (one per channel) or a multiple of {}, e.g. {} of half "
+                             "the size",
+                             channels, channels, channels),
+                 "parts.memory"};
+  });
+}
+
 static void stor001(RuleContext& c) {
   const int n = nvme_drives(c.b);
   if (n >= c.p.min_nvme_drives) return;
@@ -157,6 +179,25 @@ static void stor003(RuleContext& c) {
   const auto& p = *c.b.platform;
   const int nvme = nvme_drives(c.b);
   const int other = other_drives(c.b);
+  for (const auto& s : c.b.storage) {
+    if (!s) continue;
+    const bool is_nvme = s.part->type == catalog::StorageType::nvme;
+    if (s.part->form.empty()) continue;  // not stated (a part built in code)
+    if (is_nvme && s.part->form != p.nvme_form) {
+      c.fail([&] {
+        return Words{fmt::format("{} is an {} drive; {}'s NVMe slots are {}", s.part->name,
+                                 s.part->form, p.name, p.nvme_form),
+                     text_qty(s.part->form), text_qty(p.nvme_form),
+                     fmt::format("use {} NVMe drives", p.nvme_form), "parts.storage"};
+      });
+    } else if (!is_nvme && s.part->form == "3.5" && p.bay_size == "2.5") {
+      c.fail([&] {
+        return Words{fmt::format("{} is a 3.5\" drive; {} has 2.5\" bays", s.part->name, p.name),
+                     text_qty("3.5\""), text_qty("2.5\""), "use 2.5\" drives (SSDs)",
+                     "parts.storage"};
+      });
+    }
+  }
   if (nvme > p.nvme_slots) {
     c.fail([&] {
       return Words{fmt::format("{} NVMe drives; {} has {} NVMe slots", nvme, p.name, p.nvme_slots),
@@ -211,6 +252,8 @@ const RuleDecl kRules[] = {
      .needs = part::memory | part::platform,
      .fn = mem003,
      .bound = mem003_bound},
+    // Channels come from the CPUs: the rule waits for them.
+    {.id = "MEM004", .group = "memory", .needs = part::memory | part::cpu, .fn = mem004},
     {.id = "STOR001",
      .group = "storage",
      .needs = part::storage,

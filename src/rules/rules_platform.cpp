@@ -113,6 +113,26 @@ static void plat003(RuleContext& c) {
   }
 }
 
+static void plat006(RuleContext& c) {
+  if (!c.b.gpu) return c.not_applicable("no GPUs");
+  if (c.b.platform == nullptr) return c.not_applicable("no platform in the build");
+  const auto& p = *c.b.platform;
+  if (p.gpu_counts.empty()) return c.not_applicable("the platform takes any count of its GPUs");
+  const int n = c.b.gpu.count;
+  if (std::find(p.gpu_counts.begin(), p.gpu_counts.end(), n) != p.gpu_counts.end()) return;
+  c.fail([&] {
+    const std::string counts = fmt::format("{}", fmt::join(p.gpu_counts, " or "));
+    return Words{
+        fmt::format("{} is sold with a baseboard of {} GPUs; the build has {}: SXM and "
+                    "OAM modules are sold and validated as whole boards",
+                    p.name, counts, n),
+        qty(n, "GPUs"), text_qty(counts + " GPUs"),
+        fmt::format("use {} GPUs on this board, or PCIe cards (a PCIe server) for {} GPU{}", counts,
+                    n, n == 1 ? "" : "s"),
+        "parts.gpu.count"};
+  });
+}
+
 static void plat004(RuleContext& c) {
   if (!c.b.cpu) return c.not_applicable("no CPU in the build");
   if (c.b.platform == nullptr) return c.not_applicable("no platform in the build");
@@ -243,6 +263,7 @@ const RuleDecl kRules[] = {
     {.id = "PLAT003", .group = "platform", .needs = part::gpu | part::platform, .fn = plat003},
     {.id = "PLAT004", .group = "platform", .needs = part::cpu | part::platform, .fn = plat004},
     {.id = "PLAT005", .group = "platform", .needs = part::psu | part::platform, .fn = plat005},
+    {.id = "PLAT006", .group = "platform", .needs = part::gpu | part::platform, .fn = plat006},
     {.id = "CPU001",
      .group = "cpu",
      .needs = part::gpu | part::cpu,

@@ -1,10 +1,11 @@
-// Power and cooling rules: PWR001-PWR005, COOL001-COOL002.
+// Power rules: PWR001-PWR006.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "engine_internal.hpp"
+#include "gpuadvisor/rules/region.hpp"
 
 namespace gpuadvisor::rules::detail {
 
@@ -38,8 +39,12 @@ static void pwr001(RuleContext& c) {
   const double need = psu_needed_for_gpus_w(c.b, c.p);
   if (have >= need) return;
   if (c.quiet_fail()) return;
-  std::string why = fmt::format("{} per GPU", watts(c.p.psu_w_per_gpu));
-  if (n >= 2 && c.p.psu_multi_gpu_min_w > n * c.p.psu_w_per_gpu) {
+  // Which of the three terms set the need (psu_needed_for_gpus_w).
+  std::string why =
+      fmt::format("{} x their board power of {}, for transients",
+                  group_digits(c.p.psu_board_power_factor, 2), watts(gpu_power_w(c.b)));
+  if (n * c.p.psu_w_per_gpu >= need) why = fmt::format("{} per GPU", watts(c.p.psu_w_per_gpu));
+  if (n >= 2 && c.p.psu_multi_gpu_min_w >= need) {
     why = fmt::format("a multi-GPU build starts at {}", watts(c.p.psu_multi_gpu_min_w));
   }
   c.fail([&] {
@@ -58,13 +63,15 @@ static void pwr002(RuleContext& c) {
   const double need = psu_needed_for_peak_w(c.b, c.p);
   if (have >= need) return;
   c.fail([&] {
-    return Words{
-        fmt::format("PSU capacity is {} ({}); peak draw {} x {} headroom ({} policy) needs "
-                    "{}{}",
-                    watts(have), psu_desc(c.b), watts(peak), group_digits(c.p.psu_margin, 2),
-                    c.rs.policy, watts(need), voltage_note(c.b)),
-        qty(have, "W"), qty(need, "W", 0, ">="), psu_fix(c.b, need),
-        c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
+    const std::string headroom =
+        vendor_validated_power(c.b)
+            ? std::string("the vendor-validated configuration with no extra headroom")
+            : fmt::format("x {} headroom ({} policy)", group_digits(c.p.psu_margin, 2),
+                          c.rs.policy);
+    return Words{fmt::format("PSU capacity is {} ({}); peak draw {} {} needs {}{}", watts(have),
+                             psu_desc(c.b), watts(peak), headroom, watts(need), voltage_note(c.b)),
+                 qty(have, "W"), qty(need, "W", 0, ">="), psu_fix(c.b, need),
+                 c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
   });
 }
 
@@ -75,22 +82,49 @@ static void pwr003(RuleContext& c) {
   if (wall <= cap) return;
   if (c.quiet_fail()) return;
   const double eff = psu_efficiency(c.b, c.p);
-  const double per_circuit = c.b.site.circuit_w * c.p.circuit_continuous_fraction;
+  const double frac = c.p.circuit_continuous_fraction;
   std::vector<std::string> options;
-  // A 230 V / 16 A circuit (calibration #14: 3,680 W) at the same continuous share.
-  const double eu = 230.0 * 16.0 * c.p.circuit_continuous_fraction;
-  if (c.b.site.voltage < 200 && wall <= eu) {
-    options.push_back(fmt::format("a 230 V / 16 A circuit ({} continuous)", watts(eu)));
+  // The smallest standard circuit of the region that carries the build alone.
+  const Region* region = find_region(c.b.site.region.empty() ? kDefaultRegion : c.b.site.region);
+  if (region != nullptr) {
+    for (const auto& k : region->circuits) {
+      if (k.watts() * frac >= wall && k.watts() > c.b.site.circuit_w) {
+        options.push_back(
+            fmt::format("one {} circuit ({} continuous)", k.name, watts(k.watts() * frac)));
+        break;
+      }
+    }
   }
+  // Separate circuits, each PSU on one: never more PSUs than the platform takes.
+  const double per_circuit = c.b.site.circuit_w * frac;
   const int circuits = static_cast<int>(std::ceil(wall / per_circuit - 1e-9));
   const int psus = c.b.psu ? c.b.psu.count : 0;
-  if (circuits > c.b.site.circuits && circuits <= std::max(psus, 1) && circuits <= 8) {
-    options.push_back(
-        fmt::format("{} circuits like this one with the PSUs split across them", circuits));
-  } else if (circuits > c.b.site.circuits && circuits <= 8) {
-    options.push_back(fmt::format("{} PSUs on {} separate circuits", circuits, circuits));
+  const int bays = c.b.platform != nullptr ? c.b.platform->psu_bays : 2;
+  if (circuits > c.b.site.circuits && circuits <= std::max(psus, 1)) {
+    options.push_back(fmt::format(
+        "{} separate circuits like this one with the PSUs split across them", circuits));
+  } else if (circuits > c.b.site.circuits && circuits <= bays && !c.b.psu_from_platform) {
+    options.push_back(fmt::format("{} PSUs (the platform takes {}) on {} separate circuits",
+                                  circuits, bays, circuits));
   }
-  options.push_back(fmt::format("power-limit the GPUs to cut {} at the wall", watts(wall - cap)));
+  // Power limiting: the GPUs give up the excess. When compute-bound, dynamic
+  // power scales with clock x voltage^2 and voltage with clock, so speed
+  // falls with about the cube root of power (a conservative model: cards
+  // near their efficiency peak lose less).
+  const int n = gpu_count(c.b);
+  if (n > 0) {
+    const double cut = (wall - cap) * eff;
+    const double each = c.b.gpu.part->power_w;
+    const double limit = std::floor((each - cut / n) / 5.0) * 5.0;
+    if (limit >= 0.5 * each) {
+      const double slower = (1.0 - std::cbrt(limit / each)) * 100.0;
+      options.push_back(
+          fmt::format("power-limit the GPUs to {} each (nvidia-smi -pl {}): about "
+                      "{:.0f} % lower throughput",
+                      watts(limit), group_digits(limit), slower));
+    }
+  }
+  if (options.empty()) options.push_back("a larger circuit, or fewer GPUs");
   const std::string circuit =
       c.b.site.circuits > 1
           ? fmt::format("{} circuits of {}", c.b.site.circuits, watts(c.b.site.circuit_w))
@@ -98,11 +132,27 @@ static void pwr003(RuleContext& c) {
   c.fail([&] {
     return Words{
         fmt::format("the build draws {} at the wall (peak {} at {:.0f} % PSU efficiency); {} "
-                    "carries {} continuously ({:.0f} % of its rating)",
+                    "carries {} continuously ({:.0f} % of its rating){}",
                     watts(wall), watts(peak_draw_w(c.b)), eff * 100, circuit, watts(cap),
-                    c.p.circuit_continuous_fraction * 100),
+                    frac * 100, c.b.site.basis.empty() ? "" : "; " + c.b.site.basis),
         qty(wall, "W"), qty(cap, "W", 0, "<="),
         "use " + fmt::format("{}", fmt::join(options, "; or ")), "site"};
+  });
+}
+
+static void pwr006(RuleContext& c) {
+  if (!c.b.psu) return c.not_applicable("no PSU in the build");
+  const double v = supply_voltage(c.b);
+  if (v >= 200 || c.b.psu.part->watts_115v > 0) return;
+  c.fail([&] {
+    return Words{fmt::format("{} runs on 200-240 V only (no low-line rating); the site supplies "
+                             "{} V{}",
+                             c.b.psu.part->name, group_digits(v),
+                             c.b.site.voltage > 0 ? "" : " (the spec states no site voltage)"),
+                 text_qty(fmt::format("{} V", group_digits(v))), text_qty("200-240 V"),
+                 "run it from a 200-240 V circuit (in the US a 208/240 V circuit, e.g. NEMA "
+                 "L6-30), or use PSUs rated for 100-127 V",
+                 c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
   });
 }
 
@@ -132,6 +182,21 @@ static void pwr005(RuleContext& c) {
   const ConnectorPlan plan = connector_plan(c.b, c.p);
   if (plan.enough()) return;
   if (c.quiet_fail()) return;
+  if (plan.gpu_eps > 0 && plan.eps_needed > plan.psu_eps) {
+    c.fail([&] {
+      return Words{
+          fmt::format("{} take CPU (EPS) 8-pin power, not PCIe 8-pin: {} EPS cables with the "
+                      "board's {}, the PSUs have {}",
+                      counted_name(g.name, c.b.gpu.count), plan.eps_needed,
+                      c.b.platform != nullptr ? c.b.platform->eps_inputs : 1, plan.psu_eps),
+          qty(plan.psu_eps, "EPS cables"), qty(plan.eps_needed, "EPS cables", 0, ">="),
+          fmt::format("use PSUs with {} or more EPS 8-pin cables in total (or a server chassis "
+                      "that powers the cards), never a PCIe 8-pin cable: the keying differs",
+                      plan.eps_needed),
+          c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
+    });
+  }
+  if (plan.needed_8pin <= plan.psu_8pin) return;
   std::string need;
   if (plan.gpu_12vhpwr > 0) {
     need = fmt::format("{} 12VHPWR inputs: {} native cable{} and {} adapter{} of {} 8-pin each",
@@ -165,66 +230,13 @@ static void pwr005(RuleContext& c) {
   });
 }
 
-static void cool001(RuleContext& c) {
-  const double heat = heat_w(c.b, c.p);
-  const double cap = cooling_capacity_w(c.b);
-  const double need = heat * c.p.cooling_margin;
-  if (cap >= need) return;
-  if (c.quiet_fail()) return;
-  std::string fix;
-  if (c.b.platform != nullptr && c.b.platform->kind == catalog::PlatformKind::rack) {
-    fix = fmt::format("add datacenter airflow for {} or more (rack cooling part)", watts(need));
-  } else {
-    fix = fmt::format("add {} of cooling: more case fans, or liquid cooling for the GPUs",
-                      watts(need - cap));
-  }
-  const double chassis = c.b.platform != nullptr ? c.b.platform->included_cooling_w : 0.0;
-  std::string removers;
-  if (c.b.cooling.empty() && chassis <= 0)
-    removers = "the build has no cooling: it removes";
-  else if (c.b.cooling.empty())
-    removers = "the chassis airflow removes";
-  else if (chassis <= 0)
-    removers = "the cooling parts remove";
-  else
-    removers = fmt::format("the cooling parts and the chassis airflow ({}) remove", watts(chassis));
-  c.fail([&] {
-    return Words{fmt::format("{} {}; the build makes {} of heat (its wall draw)", removers,
-                             watts(cap), watts(heat)),
-                 qty(cap, "W"), qty(need, "W", 0, ">="), fix, "parts.cooling"};
-  });
-}
-
-static void cool002(RuleContext& c) {
-  const double heat = open_air_gpu_heat_w(c.b);
-  if (heat == 0) return c.not_applicable("no open-air (consumer) GPUs");
-  if (heat <= c.p.air_max_gpu_heat_w || has_forced_cooling(c.b)) return;
-  c.fail([&] {
-    return Words{fmt::format("{} dump {} into the case; above {} of open-air GPU heat, air cooling "
-                             "lets the cards throttle",
-                             counted_name(c.b.gpu.part->name, c.b.gpu.count), watts(heat),
-                             watts(c.p.air_max_gpu_heat_w)),
-                 qty(heat, "W"), qty(c.p.air_max_gpu_heat_w, "W", 0, "<="),
-                 "use liquid cooling for the GPUs (e.g. a custom loop), a server chassis with "
-                 "datacenter airflow, or fewer GPUs",
-                 "parts.cooling"};
-  });
-}
-
 namespace {
-
-/// COOL001 before the PSU is chosen: the heat is at least the DC draw of the
-/// parts already chosen (a PSU is at most 100 % efficient, and more parts
-/// draw more), so cooling below that fails with every PSU.
-bool cool001_bound(const Build& b, Parts chosen, const Inputs& in) {
-  if ((chosen & (part::platform | part::cooling)) != (part::platform | part::cooling)) return true;
-  return cooling_capacity_w(b) >= peak_draw_w(b) * in.rules.params.cooling_margin;
-}
 
 using P = Parameters;
 constexpr ParamDecl kPwr001[] = {
     number_param("w_per_gpu", "W", 0, 100000, &P::psu_w_per_gpu),
-    number_param("multi_gpu_min_w", "W", 0, 1000000, &P::psu_multi_gpu_min_w)};
+    number_param("multi_gpu_min_w", "W", 0, 1000000, &P::psu_multi_gpu_min_w),
+    number_param("board_power_factor", "x", 0, 10, &P::psu_board_power_factor)};
 constexpr ParamDecl kPwr002[] = {number_param("margin", "x", 1, 10, &P::psu_margin)};
 constexpr ParamDecl kPwr003[] = {
     number_param("continuous_fraction", "fraction", 0.01, 1, &P::circuit_continuous_fraction),
@@ -232,23 +244,20 @@ constexpr ParamDecl kPwr003[] = {
 constexpr ParamDecl kPwr004[] = {rating_param("min_efficiency", &P::psu_min_efficiency)};
 constexpr ParamDecl kPwr005[] = {number_param("w_per_8pin", "W", 1, 1000, &P::w_per_8pin),
                                  number_param("w_per_12vhpwr", "W", 1, 2000, &P::w_per_12vhpwr)};
-constexpr ParamDecl kCool001[] = {number_param("margin", "x", 1, 10, &P::cooling_margin)};
-constexpr ParamDecl kCool002[] = {
-    number_param("max_air_gpu_heat_w", "W", 0, 1000000, &P::air_max_gpu_heat_w)};
-
-// Fewer parts draw less, so a partial build that fails a power or cooling
-// rule fails it complete; the PSU's efficiency and the cooling parts must be
-// known, since they move the figures the other way.
+// Fewer parts draw less, so a partial build that fails a power rule fails it
+// complete; the PSU's efficiency must be known, since it moves the figures
+// the other way.
 const RuleDecl kRules[] = {
+    // A vendor-validated platform lowers the PSU rules' needs: they wait for it.
     {.id = "PWR001",
      .group = "power",
-     .needs = part::gpu | part::psu,
+     .needs = part::gpu | part::psu | part::platform,
      .params = kPwr001,
      .fn = pwr001,
      .psu_floor = psu_needed_for_gpus_w},
     {.id = "PWR002",
      .group = "power",
-     .needs = part::psu,
+     .needs = part::psu | part::platform,
      .params = kPwr002,
      .fn = pwr002,
      .psu_floor = psu_needed_for_peak_w},
@@ -256,20 +265,10 @@ const RuleDecl kRules[] = {
     {.id = "PWR004", .group = "power", .needs = part::psu, .params = kPwr004, .fn = pwr004},
     {.id = "PWR005",
      .group = "power",
-     .needs = part::gpu | part::psu,
+     .needs = part::gpu | part::psu | part::platform,
      .params = kPwr005,
      .fn = pwr005},
-    {.id = "COOL001",
-     .group = "cooling",
-     .needs = part::platform | part::cooling | part::psu,
-     .params = kCool001,
-     .fn = cool001,
-     .bound = cool001_bound},
-    {.id = "COOL002",
-     .group = "cooling",
-     .needs = part::gpu | part::platform | part::cooling,
-     .params = kCool002,
-     .fn = cool002},
+    {.id = "PWR006", .group = "power", .needs = part::psu, .fn = pwr006},
 };
 
 }  // namespace

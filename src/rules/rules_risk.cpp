@@ -48,7 +48,7 @@ static void risk003(RuleContext& c) {
   const auto& g = *c.b.gpu.part;
   if (!g.passive_cooling) return c.not_applicable("the GPUs have their own fans");
   const bool airflow =
-      (c.b.platform != nullptr && c.b.platform->included_cooling_w > 0) ||
+      (c.b.platform != nullptr && c.b.platform->gpu_airflow) ||
       std::any_of(c.b.cooling.begin(), c.b.cooling.end(), [](const Counted<catalog::Cooling>& x) {
         return x && x.part->type == catalog::CoolingType::datacenter;
       });

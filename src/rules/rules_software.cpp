@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine_internal.hpp"
+#include "gpuadvisor/core/json_input.hpp"
 
 namespace gpuadvisor::rules::detail {
 
@@ -189,6 +190,29 @@ static void sw003(RuleContext& c) {
   });
 }
 
+static void sw004(RuleContext& c) {
+  if (c.workloads.empty()) return c.not_applicable("no workloads declared");
+  if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
+  const auto& a = *c.b.architecture;
+  for (std::size_t i = 0; i < c.workloads.size(); ++i) {
+    const auto p = c.workloads[i].precision;
+    const bool bf16 = p == workload::Precision::bf16;
+    const bool fp8 = p == workload::Precision::fp8;
+    if (!c.workloads[i].precision_stated || ((!bf16 || a.bf16) && (!fp8 || a.fp8))) continue;
+    c.fail([&] {
+      return Words{
+          fmt::format("{} runs {}; {} ({}) has no {} tensor cores", c.workloads[i].model_name,
+                      workload::to_string(p), c.b.gpu.part->name, a.id, bf16 ? "BF16" : "FP8"),
+          text_qty(std::string(workload::to_string(p))),
+          text_qty(bf16 ? "fp16 or fp32" : "bf16, fp16 or fp32"),
+          bf16 ? "train in fp16 with loss scaling, or use a GPU with BF16 (Ampere or "
+                 "newer, CDNA2 or newer)"
+               : "train in bf16, or use a GPU with FP8 (Ada, Hopper, Blackwell, CDNA3)",
+          index_path("workloads", i)};
+    });
+  }
+}
+
 namespace {
 
 // The software rules read the GPU, its architecture and the declared stack:
@@ -197,6 +221,7 @@ const RuleDecl kRules[] = {
     {.id = "SW001", .group = "software", .needs = part::gpu, .fn = sw001},
     {.id = "SW002", .group = "software", .needs = part::gpu, .fn = sw002},
     {.id = "SW003", .group = "software", .needs = part::gpu, .fn = sw003},
+    {.id = "SW004", .group = "software", .needs = part::gpu, .fn = sw004},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "gpuadvisor/rules/spec.hpp"
 #include "gpuadvisor/core/suggest.hpp"
 
+#include "gpuadvisor/rules/region.hpp"
 #include "gpuadvisor/rules/registry.hpp"
 
 #include <algorithm>
@@ -25,6 +26,7 @@ struct Ctx {
   const RuleSet& rs;
   Diagnostics& diags;
   BuildSpec& spec;
+  std::string_view region;
 };
 
 using catalog::Category;
@@ -149,9 +151,38 @@ std::vector<Counted<T>> read_part_list(ObjectReader& parts, const Category<T>& c
   return out;
 }
 
+/// Specs written before CPU coolers were their own category list them under
+/// "cooling": such an entry that names a catalog CPU cooler is read as
+/// "cpu_cooler" (when the spec has none), so that old specs keep working.
+json with_cpu_cooler_moved(const json& parts, const Catalog& cat) {
+  json out = parts;
+  if (!out.is_object() || out.contains("cpu_cooler") || !out.contains("cooling")) return out;
+  json& cooling = out["cooling"];
+  auto is_cpu_cooler = [&](const json& e) {
+    if (!e.is_object() || !e.contains("id") || !e["id"].is_string()) return false;
+    const std::string id = e["id"].get<std::string>();
+    return cat.cooler(id) == nullptr && cat.cpu_cooler(id) != nullptr;
+  };
+  if (cooling.is_array()) {
+    for (std::size_t i = 0; i < cooling.size(); ++i) {
+      if (!is_cpu_cooler(cooling[i])) continue;
+      out["cpu_cooler"] = cooling[i];
+      cooling.erase(i);
+      if (cooling.empty()) out.erase("cooling");
+      break;
+    }
+  } else if (is_cpu_cooler(cooling)) {
+    out["cpu_cooler"] = cooling;
+    out.erase("cooling");
+  }
+  return out;
+}
+
 void read_parts(ObjectReader& top, Ctx& ctx) {
-  const json* v = top.object("parts");
-  if (v == nullptr) return;
+  const json* given = top.object("parts");
+  if (given == nullptr) return;
+  const json moved = with_cpu_cooler_moved(*given, ctx.cat);
+  const json* v = &moved;
   ObjectReader parts(*v, "parts", ctx.file, ctx.diags);
   Build& b = ctx.spec.build;
 
@@ -183,6 +214,9 @@ void read_parts(ObjectReader& top, Ctx& ctx) {
   }
   b.storage = read_part_list(parts, category_of<catalog::Storage>(), ctx, 128);
   b.cooling = read_part_list(parts, category_of<catalog::Cooling>(), ctx, 64);
+  if (const json* k = parts.value("cpu_cooler", Need::optional)) {
+    b.cpu_cooler = read_part(*k, "parts.cpu_cooler", category_of<catalog::CpuCooler>(), ctx, 8);
+  }
 
   if (const json* p = parts.value("psu", Need::optional)) {
     // "redundant" is read here, beside "count".
@@ -207,6 +241,7 @@ void read_parts(ObjectReader& top, Ctx& ctx) {
   } else if (b.platform != nullptr && b.platform->included_psu) {
     b.psu.part = ctx.cat.psu(b.platform->included_psu->id);
     b.psu.count = b.platform->included_psu->count;
+    b.psu_redundant = b.platform->included_psu->redundant;
     b.psu_from_platform = true;
     if (b.psu.part == nullptr) {
       ctx.diags.push_back({ctx.file, "parts.platform",
@@ -233,11 +268,34 @@ bool valid_version(std::string_view v) {
   return true;
 }
 
+/// The region's default circuit when the spec states none.
+void default_circuit(Site& s, const Region& region, const Build& b) {
+  const double voltage = s.voltage;
+  const int circuits = s.circuits;
+  s = default_site(region, b.platform != nullptr ? b.platform->kind : catalog::PlatformKind::tower);
+  if (voltage > 0) s.voltage = voltage;
+  if (circuits > 1) s.circuits = circuits;
+}
+
 void read_site(ObjectReader& top, Ctx& ctx) {
-  const json* v = top.object("site", Need::optional);
-  if (v == nullptr) return;
-  ObjectReader r(*v, "site", ctx.file, ctx.diags);
   Site& s = ctx.spec.build.site;
+  const Region* region = find_region(ctx.region);
+  if (region == nullptr) region = find_region(kDefaultRegion);
+  const json* v = top.object("site", Need::optional);
+  if (v == nullptr) {
+    default_circuit(s, *region, ctx.spec.build);
+    return;
+  }
+  ObjectReader r(*v, "site", ctx.file, ctx.diags);
+  if (auto id = r.string("region", Need::optional)) {
+    if (const Region* g = find_region(*id)) {
+      region = g;
+    } else {
+      r.error("region", fmt::format("unknown region \"{}\"; expected one of {}", *id,
+                                    fmt::join(region_ids(), ", ")));
+    }
+  }
+  s.region = region->id;
   auto circuit = r.number("circuit_w", 100, 1e6, Need::optional);
   auto voltage = r.number("voltage", 90, 480, Need::optional);
   auto amps = r.number("amps", 1, 1000, Need::optional);
@@ -248,6 +306,10 @@ void read_site(ObjectReader& top, Ctx& ctx) {
     return;
   }
   if (voltage) s.voltage = *voltage;
+  if (!circuit && !(voltage && amps)) {
+    default_circuit(s, *region, ctx.spec.build);
+    return;
+  }
   if (voltage && amps) {
     const double w = *voltage * *amps;
     if (circuit && std::abs(*circuit - w) > 0.01 * w) {
@@ -258,9 +320,9 @@ void read_site(ObjectReader& top, Ctx& ctx) {
   } else if (circuit) {
     s.circuit_w = *circuit;
     if (!voltage) {
-      // North-American 15/20 A branch circuits are at most 2,400 W; larger
-      // ratings are 200-240 V. The assumption is stated in every power finding.
-      s.voltage = *circuit <= 2400 ? 120 : 230;
+      // Read in the region: a US 1,800 W circuit is 120 V, a 3,680 W one 240 V.
+      // The assumption is stated in every power finding.
+      s.voltage = circuit_voltage(*region, *circuit);
       s.voltage_assumed = true;
     }
   }
@@ -380,13 +442,14 @@ void read_waivers(ObjectReader& top, Ctx& ctx) {
 
 gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
                                                         const std::string& file, const Catalog& cat,
-                                                        const RuleSet& rs) {
+                                                        const RuleSet& rs,
+                                                        std::string_view region) {
   auto doc = parse_json(text, file);
   if (!doc) return gpuadvisor::unexpected(Diagnostics{doc.error()});
   Diagnostics diags;
   BuildSpec spec;
   spec.file = file;
-  Ctx ctx{file, cat, rs, diags, spec};
+  Ctx ctx{file, cat, rs, diags, spec, region};
   ObjectReader top(*doc, "", file, diags);
   if (!top.ok()) return gpuadvisor::unexpected(std::move(diags));
   if (auto v = top.integer("schema_version", 0, 1000000)) {

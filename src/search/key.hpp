@@ -28,6 +28,11 @@ class Key {
     for (const auto& s : v) (*this)(s);
     return *this;
   }
+  Key& operator()(const std::vector<int>& v) {
+    (*this)(static_cast<int>(v.size()));
+    for (int x : v) (*this)(x);
+    return *this;
+  }
   template <typename T, typename... Rest>
   Key& operator()(const T& first, const Rest&... rest) {
     (*this)(first);

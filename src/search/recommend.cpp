@@ -11,19 +11,34 @@
 
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/rules/engine.hpp"
+#include "gpuadvisor/rules/region.hpp"
 
 namespace gpuadvisor::search {
 namespace {
 
-rules::Site site_of(const Request& r) {
+const rules::Region& region_of(const Request& r) {
+  const rules::Region* g = rules::find_region(r.region);
+  if (g == nullptr) throw std::invalid_argument("unknown region: " + r.region);
+  return *g;
+}
+
+/// The site towers run at: the stated circuit, else the region's outlet.
+rules::Site site_of(const Request& r, catalog::PlatformKind kind) {
+  const rules::Region& region = region_of(r);
+  if (r.circuit_w <= 0) {
+    rules::Site s = rules::default_site(region, kind);
+    if (r.voltage > 0) s.voltage = r.voltage;
+    return s;
+  }
   rules::Site s;
+  s.region = region.id;
   s.circuit_w = r.circuit_w;
   if (r.voltage > 0) {
     s.voltage = r.voltage;
-  } else if (r.circuit_w > 0) {
-    // As a spec's site.circuit_w alone: North-American branch circuits are at
-    // most 2,400 W (20 A x 120 V), larger ones are 230 V.
-    s.voltage = r.circuit_w <= 2400 ? 120 : 230;
+  } else {
+    // As a spec's site.circuit_w alone: read in the region (a US 1,800 W
+    // circuit is 120 V, a 3,680 W one 240 V).
+    s.voltage = rules::circuit_voltage(region, r.circuit_w);
     s.voltage_assumed = true;
   }
   return s;
@@ -85,6 +100,7 @@ std::vector<BomLine> bill(const Choice& c) {
   add("memory", c.memory, c.memory_count, false);
   add("storage", c.storage, c.storage_count, false);
   add("psu", c.psu, c.psu_count, c.psu_from_platform);
+  add("cpu_cooler", c.cpu_cooler, c.cpu_coolers, false);
   add("cooling", c.cooling, c.cooling_count, false);
   return out;
 }
@@ -293,7 +309,8 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
   Recommendation out;
   out.input = req.workload;
   out.workload = std::move(*resolved);
-  out.site = site_of(req);
+  out.site = site_of(req, catalog::PlatformKind::tower);
+  const rules::Site rack_site = site_of(req, catalog::PlatformKind::rack);
   const DataChoice data = data_of(req, out.workload);
   out.dataset_gb = data.plan.dataset_gb;
   out.dataset_assumed = data.assumed;
@@ -305,9 +322,14 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
   out.assumptions.insert(out.assumptions.end(), out.workload.assumptions.begin(),
                          out.workload.assumptions.end());
   if (!data.assumption.empty()) out.assumptions.push_back(data.assumption);
-  if (out.site.circuit_w <= 0 && out.site.voltage <= 0) {
-    out.assumptions.push_back(
-        "no circuit stated (--circuit): PSU ratings read at 115 V, the wall draw is not checked");
+  if (req.circuit_w <= 0) {
+    const rules::Region& g = region_of(req);
+    const double frac = rules.params.circuit_continuous_fraction;
+    out.assumptions.push_back(fmt::format(
+        "mains ({}, --region {}): towers on one {} ({} W continuous), rack servers on {} x {} "
+        "({} W continuous each); give --circuit for the real one",
+        g.name, g.id, g.outlet.name, format_usd(g.outlet.watts() * frac).substr(1), g.feed.circuits,
+        g.feed.name, format_usd(g.feed.watts() * frac).substr(1)));
   } else if (out.site.voltage_assumed) {
     out.assumptions.push_back(
         fmt::format("supply voltage {} V, assumed from the {} W circuit (give --voltage)",
@@ -323,7 +345,8 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
                                             ? " (US commercial average, EIA 2023)"
                                             : ""));
 
-  const Context ctx(cat, rules, out.workload, out.site, data.plan);
+  Context ctx(cat, rules, out.workload, out.site, data.plan);
+  ctx.set_rack_site(rack_site);
   const Assembler assemble(ctx, req);
   Searcher searcher(ctx, req.constraints);
   const SearchResult result = searcher.top();
@@ -387,6 +410,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
     std::unique_ptr<Context> best_ctx;
     auto try_relaxed = [&](const rules::RuleDecl& r, const Constraints& cons) {
       auto relaxed = std::make_unique<Context>(cat, rules, out.workload, out.site, data.plan);
+      relaxed->set_rack_site(rack_site);
       relaxed->relax(bit(r));
       auto c = Searcher(*relaxed, cons).cheapest();
       if (c && (!best || c->price < best->price)) {
@@ -438,7 +462,8 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
     const DataChoice d2 = data_of(r2, *w);
     Constraints c2 = t.constraints;
     c2.top = 1;
-    const Context ctx2(cat, rules, *w, out.site, d2.plan);
+    Context ctx2(cat, rules, *w, out.site, d2.plan);
+    ctx2.set_rack_site(rack_site);
     const auto found = Searcher(ctx2, c2).top();
     if (found.builds.empty()) continue;
     const Candidate& c = found.builds.front();

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <queue>
 #include <unordered_map>
 
@@ -85,6 +86,7 @@ namespace {
 
 using catalog::Cooling;
 using catalog::Cpu;
+using catalog::CpuCooler;
 using catalog::Gpu;
 using catalog::MemoryKit;
 using catalog::Platform;
@@ -119,17 +121,25 @@ std::vector<const T*> unique_parts(const std::vector<T>& parts, KeyFn key) {
 
 using detail::Key;
 
+// SKU keys: every field a rule reads (listings with equal keys differ in
+// price only).
 std::string cpu_key(const Cpu& c) {
-  return Key()(c.socket, c.family, c.cores, c.pcie_lanes, c.memory_type, c.tdp_w, c.vendor).str();
+  return Key()(c.socket, c.family, c.cores, c.pcie_lanes, c.pcie_lanes_2p, c.memory_channels,
+               c.memory_type, c.tdp_w, c.max_power_w, c.cooler_included, c.vendor)
+      .str();
+}
+std::string cpu_cooler_key(const CpuCooler& c) {
+  return Key()(c.type, c.sockets, c.max_cpu_w, c.power_w).str();
 }
 std::string memory_key(const MemoryKit& m) {
   return Key()(m.type, m.registered, m.modules, m.capacity_gb, m.power_w).str();
 }
 std::string storage_key(const Storage& s) {
-  return Key()(static_cast<int>(s.type), s.capacity_tb, s.power_w).str();
+  return Key()(static_cast<int>(s.type), s.form, s.capacity_tb, s.power_w).str();
 }
 std::string psu_key(const Psu& p) {
-  return Key()(p.form, p.watts_230v, p.watts_115v, p.efficiency, p.pcie_8pin, p.connectors_12vhpwr)
+  return Key()(p.form, p.watts_230v, p.watts_115v, p.efficiency, p.pcie_8pin, p.connectors_12vhpwr,
+               p.eps_8pin)
       .str();
 }
 std::string cooling_key(const Cooling& c) {
@@ -142,7 +152,9 @@ std::string platform_key(const Platform& p) {
                p.registered_memory, p.max_memory_gb, p.nvme_slots, p.drive_bays, p.psu_form,
                p.psu_bays, p.max_psu_w, p.base_power_w, p.included_cooling_w,
                p.included_psu ? p.included_psu->id : std::string(),
-               p.included_psu ? p.included_psu->count : 0)
+               p.included_psu ? p.included_psu->count : 0,
+               p.included_psu ? p.included_psu->redundant : 0, p.gpu_counts, p.cpu_cooler_included,
+               p.gpu_airflow, p.validated_power, p.nvme_form, p.bay_size, p.eps_inputs)
       .str();
 }
 
@@ -155,6 +167,7 @@ double item(int count, double each) { return count > 0 && each > 0 ? count * eac
 
 struct CpuOpt {
   const Cpu* cpu;
+  const CpuCooler* cooler;  ///< one per CPU; nullptr: none
   Cents price;
   double item;
   int lanes;
@@ -282,6 +295,7 @@ struct Searcher::Impl {
   std::vector<int> gpu_fit;                      ///< id of what PLAT001-PLAT003 read of each GPU
   std::vector<std::vector<Cents>> lower_bounds;  ///< [gpu_fit][count]: platform part
   std::vector<const Cpu*> cpus;
+  std::vector<const CpuCooler*> cpu_coolers;
   std::vector<const MemoryKit*> mems;
   std::vector<const Storage*> stos;
   std::vector<const Psu*> psus;
@@ -332,6 +346,7 @@ struct Searcher::Impl {
     }
     lower_bounds.assign(fits.size(), std::vector<Cents>(static_cast<std::size_t>(max_n) + 1, -1));
     cpus = unique_parts(cat.cpus, cpu_key);
+    cpu_coolers = unique_parts(cat.cpu_coolers, cpu_cooler_key);
     mems = unique_parts(cat.memory, memory_key);
     stos = unique_parts(cat.storage, storage_key);
     psus = unique_parts(cat.psus, psu_key);
@@ -351,14 +366,14 @@ struct Searcher::Impl {
       info.storage = storage_for(*pl);
       info.takes = {contains(pl->gpu_form_factors, "pcie"), contains(pl->gpu_form_factors, "sxm"),
                     contains(pl->gpu_form_factors, "oam")};
-      const auto& mem = memory_for(*pl, nullptr, 0);
+      const auto& mem = memory_for(*pl, nullptr, 0, nullptr);
       info.min_memory = mem.empty() ? kInf : mem.front().price;
       info.cooling = pl->kind == catalog::PlatformKind::rack ? &cooling_rack : &cooling_tower;
       info.min_cooling = min_cooling(info);
       plats.push_back(std::move(info));
     }
-    stats.unique_parts = cpus.size() + mems.size() + stos.size() + psus.size() + coolers.size() +
-                         plats.size() + gpus.size();
+    stats.unique_parts = cpus.size() + cpu_coolers.size() + mems.size() + stos.size() +
+                         psus.size() + coolers.size() + plats.size() + gpus.size();
   }
 
   /// True when every active rule that the parts `chosen` decide, and that
@@ -391,7 +406,7 @@ struct Searcher::Impl {
   [[nodiscard]] Cents min_cooling(const PlatInfo& info) const {
     rules::Build b;
     b.platform = info.p;
-    b.site = ctx.site();
+    b.site = ctx.site(info.p);
     b.data = ctx.data();
     if (stage_ok(b, rules::part::platform | rules::part::cooling, rules::part::cooling,
                  ctx.inputs())) {
@@ -447,7 +462,8 @@ struct Searcher::Impl {
   // missing one).
 
   const std::vector<StoOpt>& storage_for(const Platform& pl) {
-    auto [it, inserted] = storage_cache.try_emplace(Key()(pl.nvme_slots, pl.drive_bays).str());
+    auto [it, inserted] = storage_cache.try_emplace(
+        Key()(pl.nvme_slots, pl.drive_bays, pl.nvme_form, pl.bay_size).str());
     if (inserted) it->second = storage_options(pl);
     return it->second;
   }
@@ -455,20 +471,25 @@ struct Searcher::Impl {
   /// CPUs for a platform; with a GPU, for n of them and the drives `sto`.
   const std::vector<CpuOpt>& cpu_for(const Platform& pl, const Gpu* g, int n, const StoOpt* sto) {
     const int nvme = sto != nullptr ? sto->nvme : -1;
-    auto [it, inserted] =
-        cpu_cache.try_emplace(Key()(pl.socket, pl.cpu_families, pl.cpu_sockets, pl.memory_type,
-                                    pl.gpu_pcie_lanes, g != nullptr ? n : 0, nvme)
-                                  .str());
+    auto [it, inserted] = cpu_cache.try_emplace(
+        Key()(pl.socket, pl.cpu_families, pl.cpu_sockets, pl.memory_type, pl.gpu_pcie_lanes,
+              pl.cpu_cooler_included, g != nullptr ? n : 0, nvme)
+            .str());
     if (inserted) it->second = cpu_options(pl, g, n, sto);
     return it->second;
   }
 
   /// Memory for a platform; with a GPU, for n of them.
-  const std::vector<MemOpt>& memory_for(const Platform& pl, const Gpu* g, int n) {
+  /// Memory for a platform; with a GPU, for n of them; with a CPU, for its
+  /// memory type and channels.
+  const std::vector<MemOpt>& memory_for(const Platform& pl, const Gpu* g, int n, const Cpu* cpu) {
     const double vram = g != nullptr ? g->memory_gb * n : -1.0;
     auto [it, inserted] = memory_cache.try_emplace(
-        Key()(pl.memory_type, pl.registered_memory, pl.memory_slots, pl.max_memory_gb, vram).str());
-    if (inserted) it->second = memory_options(pl, g, n);
+        Key()(pl.memory_type, pl.registered_memory, pl.memory_slots, pl.max_memory_gb,
+              pl.cpu_sockets, vram, cpu != nullptr ? cpu->memory_type : std::string(),
+              cpu != nullptr ? cpu->memory_channels : -1)
+            .str());
+    if (inserted) it->second = memory_options(pl, g, n, cpu);
     return it->second;
   }
 
@@ -480,8 +501,11 @@ struct Searcher::Impl {
       b.gpu = {g, n};
       b.architecture = ctx.catalog().architecture(g->architecture);
     }
-    b.site = ctx.site();
+    b.site = ctx.site(&pl);
     b.data = ctx.data();
+    // A platform with included PSUs is only ever built with them.
+    b.psu_from_platform = pl.included_psu.has_value();
+    b.psu_redundant = pl.included_psu ? pl.included_psu->redundant : 0;
     return b;
   }
 
@@ -521,29 +545,56 @@ struct Searcher::Impl {
     return out;
   }
 
+  /// CPUs filling the platform's sockets, each with no cooler or one CPU
+  /// cooler model per CPU.
   [[nodiscard]] std::vector<CpuOpt> cpu_options(const Platform& pl, const Gpu* g, int n,
                                                 const StoOpt* sto) const {
     std::vector<CpuOpt> opts;
     const int k = pl.cpu_sockets;
     rules::Build b = partial(pl, g, n);
-    rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::cpu);
+    const rules::Parts fresh = rules::part::cpu | rules::part::cpu_cooler;
+    rules::Parts chosen = with_gpu(g, rules::part::platform | fresh);
     if (sto != nullptr) {
       b.storage.push_back({sto->drive, sto->count});
       chosen |= rules::part::storage;
     }
     for (const Cpu* c : cpus) {
       b.cpu = {c, k};
-      if (!stage_ok(b, chosen, rules::part::cpu, ctx.inputs())) continue;
-      opts.push_back({c, k * to_cents(c->price.usd), item(k, c->tdp_w), c->pcie_lanes * k});
+      const int lanes = rules::lanes_available(b);
+      const double cpu_item = item(k, rules::cpu_power_w(*c));
+      b.cpu_cooler = {};
+      if (stage_ok(b, chosen, fresh, ctx.inputs())) {
+        opts.push_back({c, nullptr, k * to_cents(c->price.usd), cpu_item, lanes});
+      }
+      for (const CpuCooler* cooler : cpu_coolers) {
+        b.cpu_cooler = {cooler, k};
+        if (!stage_ok(b, chosen, fresh, ctx.inputs())) continue;
+        opts.push_back({c, cooler, k * (to_cents(c->price.usd) + to_cents(cooler->price.usd)),
+                        cpu_item + item(k, cooler->power_w), lanes});
+      }
     }
-    return pareto(std::move(opts));
+    // The memory a CPU can take depends on its memory type and channels
+    // (MEM003, MEM004): one front per kind, so that no CPU is dropped for
+    // one that needs other memory.
+    std::map<std::pair<std::string, int>, std::vector<CpuOpt>> kinds;
+    for (const auto& o : opts) kinds[{o.cpu->memory_type, o.cpu->memory_channels}].push_back(o);
+    std::vector<CpuOpt> out;
+    for (auto& [kind, v] : kinds) {
+      for (const auto& o : pareto(std::move(v))) out.push_back(o);
+    }
+    return out;
   }
 
   /// Each kit at the smallest count the memory rules accept.
-  [[nodiscard]] std::vector<MemOpt> memory_options(const Platform& pl, const Gpu* g, int n) const {
+  [[nodiscard]] std::vector<MemOpt> memory_options(const Platform& pl, const Gpu* g, int n,
+                                                   const Cpu* cpu) const {
     std::vector<MemOpt> opts;
     rules::Build b = partial(pl, g, n);
-    const rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::memory);
+    rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::memory);
+    if (cpu != nullptr) {
+      b.cpu = {cpu, pl.cpu_sockets};
+      chosen |= rules::part::cpu;
+    }
     for (const MemoryKit* m : mems) {
       for (int q = 1; q <= pl.memory_slots; ++q) {
         b.memory = {m, q};
@@ -562,15 +613,15 @@ struct Searcher::Impl {
     const std::string gpu =
         g != nullptr ? Key()(g->power_connector, g->power_connector_count, g->power_w, n).str()
                      : std::string();
-    const std::string key = Key()(pl.psu_form, pl.max_psu_w, pl.psu_bays, pl.base_power_w,
-                                  info.included != nullptr ? info.included->id : std::string(),
-                                  info.included_count, gpu)
-                                .str();
+    const std::string key =
+        Key()(static_cast<int>(pl.kind), pl.psu_form, pl.max_psu_w, pl.psu_bays, pl.base_power_w,
+              info.included != nullptr ? info.included->id : std::string(), info.included_count,
+              gpu)
+            .str();
     auto it = psu_tables.find(key);
     if (it != psu_tables.end()) return it->second;
 
     rules::Build b = partial(pl, g, n);
-    b.psu_from_platform = info.included != nullptr;
     const rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::psu);
     std::vector<std::pair<double, PsuOpt>> opts;
     auto add = [&](const Psu& psu, int r, Cents price) {
@@ -622,7 +673,10 @@ struct Searcher::Impl {
       const auto& c = cpu_for(pl, nullptr, n, nullptr);
       if (c.empty()) continue;
       const Cents lb = info.price + info.min_cooling + info.min_memory +
-                       info.storage.front().price + c.front().price;
+                       info.storage.front().price +
+                       std::min_element(c.begin(), c.end(), [](const CpuOpt& x, const CpuOpt& y) {
+                         return x.price < y.price;
+                       })->price;
       const Cents psu =
           cheapest_psu(psu_table(info, nullptr, n), psu_need(partial(pl, nullptr, 0)));
       if (psu >= kInf) continue;
@@ -648,8 +702,7 @@ struct Searcher::Impl {
   void complete(const PlatInfo& info, const Gpu& g, int n, Completion& best) {
     ++stats.platforms;
     const Platform& pl = *info.p;
-    const auto& mem = memory_for(pl, &g, n);
-    if (mem.empty() || info.storage.empty()) return;
+    if (info.storage.empty()) return;
     const PsuTable& psu = psu_table(info, &g, n);
     if (psu.empty()) return;
 
@@ -666,7 +719,7 @@ struct Searcher::Impl {
     std::vector<Rest> rest;
     for (const StoOpt& s : info.storage) {
       for (const CpuOpt& c : cpu_for(pl, &g, n, &s)) {
-        for (const MemOpt& m : mem) {
+        for (const MemOpt& m : memory_for(pl, &g, n, c.cpu)) {
           double draw = 0;
           draw += gpu_item;
           draw += c.item;
@@ -697,13 +750,13 @@ struct Searcher::Impl {
     const rules::Inputs in{loads, ctx.rules()};
     rules::Build b = partial(pl, &g, n);
     b.storage.resize(1);
-    b.psu_from_platform = info.included != nullptr;
     const rules::Parts no_psu = rules::part::all & ~rules::part::psu;
     const Cents psu_floor = cheapest_psu(psu, psu_need(b));
     for (const Rest& r : rest) {
       const Cents base = info.price + r.price;
       if (base + info.min_cooling + psu_floor >= best.price) break;
       b.cpu = {r.cpu->cpu, pl.cpu_sockets};
+      b.cpu_cooler = {r.cpu->cooler, r.cpu->cooler != nullptr ? pl.cpu_sockets : 0};
       b.memory = {r.mem->kit, r.mem->count};
       b.storage[0] = {r.sto->drive, r.sto->count};
       b.cooling.clear();
@@ -736,6 +789,8 @@ struct Searcher::Impl {
           ch.platform = &pl;
           ch.cpu = r.cpu->cpu;
           ch.cpus = pl.cpu_sockets;
+          ch.cpu_cooler = r.cpu->cooler;
+          ch.cpu_coolers = r.cpu->cooler != nullptr ? pl.cpu_sockets : 0;
           ch.memory = r.mem->kit;
           ch.memory_count = r.mem->count;
           ch.storage = r.sto->drive;

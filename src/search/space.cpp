@@ -108,6 +108,7 @@ Cents price(const Choice& c) {
   if (c.gpu != nullptr) total += c.gpus * to_cents(c.gpu->price.usd);
   if (c.platform != nullptr) total += to_cents(c.platform->price.usd);
   if (c.cpu != nullptr) total += c.cpus * to_cents(c.cpu->price.usd);
+  if (c.cpu_cooler != nullptr) total += c.cpu_coolers * to_cents(c.cpu_cooler->price.usd);
   if (c.memory != nullptr) total += c.memory_count * to_cents(c.memory->price.usd);
   if (c.storage != nullptr) total += c.storage_count * to_cents(c.storage->price.usd);
   if (c.psu != nullptr && !c.psu_from_platform) total += c.psu_count * to_cents(c.psu->price.usd);
@@ -116,13 +117,13 @@ Cents price(const Choice& c) {
 }
 
 std::string gpu_key(const catalog::Gpu& g) {
-  return detail::Key()(g.vendor, g.architecture, static_cast<int>(g.market), g.memory_gb,
-                       g.memory_type, g.memory_bandwidth_gbs, g.tensor_tflops_16bit,
-                       g.tensor_tflops_fp8, g.fp32_tflops, g.tf32_tflops, g.power_w,
-                       static_cast<int>(g.form_factor), g.slot_width, g.length_mm, g.baseboard,
-                       g.interconnect.type, g.interconnect.bandwidth_gbs,
-                       g.interconnect.peer_to_peer, g.pcie_gen, g.pcie_lanes, g.power_connector,
-                       g.power_connector_count, g.passive_cooling)
+  return detail::Key()(g.vendor, g.architecture, static_cast<int>(g.market),
+                       static_cast<int>(g.cooling), g.memory_gb, g.memory_type,
+                       g.memory_bandwidth_gbs, g.tensor_tflops_16bit, g.tensor_tflops_fp8,
+                       g.fp32_tflops, g.tf32_tflops, g.power_w, static_cast<int>(g.form_factor),
+                       g.slot_width, g.length_mm, g.baseboard, g.interconnect.type,
+                       g.interconnect.bandwidth_gbs, g.interconnect.peer_to_peer, g.pcie_gen,
+                       g.pcie_lanes, g.power_connector, g.power_connector_count, g.passive_cooling)
       .str();
 }
 
@@ -195,7 +196,7 @@ rules::Parts chosen_parts(const Choice& c) {
   rules::Parts p = rules::part::cooling;  // no cooling part is a choice too
   if (c.gpu != nullptr && c.gpus > 0) p |= rules::part::gpu;
   if (c.platform != nullptr) p |= rules::part::platform;
-  if (c.cpu != nullptr && c.cpus > 0) p |= rules::part::cpu;
+  if (c.cpu != nullptr && c.cpus > 0) p |= rules::part::cpu | rules::part::cpu_cooler;
   if (c.memory != nullptr && c.memory_count > 0) p |= rules::part::memory;
   if (c.storage != nullptr && c.storage_count > 0) p |= rules::part::storage;
   if (c.psu != nullptr && c.psu_count > 0) p |= rules::part::psu;
@@ -240,15 +241,19 @@ rules::Build to_build(const Choice& c, const Context& ctx) {
   b.gpu = {c.gpu, c.gpus};
   b.architecture = c.gpu != nullptr ? ctx.catalog().architecture(c.gpu->architecture) : nullptr;
   b.cpu = {c.cpu, c.cpus};
+  b.cpu_cooler = {c.cpu_cooler, c.cpu_coolers};
   b.platform = c.platform;
   b.memory = {c.memory, c.memory_count};
   if (c.storage != nullptr && c.storage_count > 0)
     b.storage.push_back({c.storage, c.storage_count});
   b.psu = {c.psu, c.psu_count};
   b.psu_from_platform = c.psu_from_platform;
+  if (c.psu_from_platform && c.platform != nullptr && c.platform->included_psu) {
+    b.psu_redundant = c.platform->included_psu->redundant;
+  }
   if (c.cooling != nullptr && c.cooling_count > 0)
     b.cooling.push_back({c.cooling, c.cooling_count});
-  b.site = ctx.site();
+  b.site = ctx.site(c.platform);
   b.data = ctx.data();
   return b;
 }

@@ -252,6 +252,7 @@ class Resolver {
     }
     if (in_.precision) {
       w_.precision = *in_.precision;
+      w_.precision_stated = true;
       if (w_.precision == Precision::bf16 && !gpu_bf16_) {
         error("precision", fmt::format("{} has no BF16 tensor cores; use fp16 or fp32", *w_.gpu));
       }

@@ -76,10 +76,10 @@ TEST_CASE("findings read like a compiler's, with location, numbers and a fix", "
                              "draw\n  --> examples/broken-power.json:12:5 (parts.psu)\n"));
   CHECK_THAT(r.out, Contains("  fix: use two 1,600 W PSUs at 120 V (2,795 W or more in total)\n"));
   CHECK_THAT(r.out, Contains("  measured: 2,588 W   limit: <= 1,440 W\n"));
-  CHECK_THAT(r.out, Contains("use a 230 V / 16 A circuit (2,944 W continuous)"));
+  CHECK_THAT(r.out, Contains("fix: use one NEMA 6-20 (240 V / 20 A) circuit (3,840 W continuous)"));
   CHECK_THAT(r.out,
-             Contains("\n  peak draw 2,329 W, PSUs 1,600 W (rules ask 3,200 W), wall 2,588 W of "
-                      "1,440 W, heat 2,588 W,\n    cooling 3,550 W\n"));
+             Contains("\n  peak draw 2,329 W, PSUs 1,600 W (rules ask 2,795 W), wall 2,588 W of "
+                      "1,440 W, heat 2,588 W,\n    cooling 3,200 W\n"));
   CHECK_THAT(r.out, Contains("examples/broken-power.json: warning[RISK002] (waived): "));
   CHECK_THAT(r.out, Contains("  waived: data-parallel LoRA only; all-reduce traffic is small\n"));
   auto v = run({"check", example("broken-vram")});
@@ -113,7 +113,7 @@ TEST_CASE("check with strict fails on warnings, notes and stale waivers never fa
                              "it"));
   auto s = run({"check", spec("warning-only.json"), "--strict"});
   CHECK(s.exit_code == 1);
-  CHECK_THAT(s.out, Contains("FAILED \"warning-only\"\n  1 warning, 1 note; 19 of 21 checked rules "
+  CHECK_THAT(s.out, Contains("FAILED \"warning-only\"\n  1 warning, 1 note; 22 of 24 checked rules "
                              "clean (standard policy, strict)\n"));
   CHECK_THAT(s.out, Contains("(standard policy, strict)"));
   // Waived warnings do not fail even with --strict.
@@ -125,12 +125,14 @@ TEST_CASE("check with the conservative policy asks 1.5x PSU headroom", "[cli][ch
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Contains("error[PWR002]"));
   CHECK_THAT(r.out, Contains("x 1.50 headroom"));
-  CHECK_THAT(r.out, Contains("(conservative policy) needs 1,044 W"));
+  CHECK_THAT(r.out,
+             Contains("(conservative policy) needs 1,134 W"));  // 756 W: the 7950X at 230 W PPT
   auto bad = run({"check", example("4090-workstation"), "--policy", "lax"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.out.empty());
   CHECK(bad.err ==
-        "gpuadvisor: error: --policy: unknown policy \"lax\"; expected conservative or standard\n");
+        "gpuadvisor: error: --policy: unknown policy \"lax\"; expected conservative or guide or "
+        "standard\n");
 }
 
 TEST_CASE("check with a rules file overrides parameters, bad rules files exit 2", "[cli][check]") {

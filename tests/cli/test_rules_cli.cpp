@@ -20,7 +20,9 @@ TEST_CASE("rules lists every rule with parameters, rationale and source", "[cli]
     INFO(id);
     CHECK_THAT(r.out, Contains(std::string("\n  ") + id + " "));
   }
-  CHECK_THAT(r.out, Contains("parameters: w_per_gpu = 800 W; multi_gpu_min_w = 2,000 W"));
+  CHECK_THAT(
+      r.out,
+      Contains("parameters: w_per_gpu = 0 W; multi_gpu_min_w = 0 W; board_power_factor = 1.4x"));
   CHECK_THAT(r.out, Contains("parameters: margin = 1.2x"));
   CHECK_THAT(r.out, Contains("Policy in force: standard"));
   CHECK_THAT(r.out, Contains("conservative: 50 % PSU headroom"));
@@ -34,7 +36,7 @@ TEST_CASE("rules lists every rule with parameters, rationale and source", "[cli]
        at = r.out.find("source: ", at + 1)) {
     ++sources;
   }
-  CHECK(sources == 28);
+  CHECK(sources == 33);
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
     INFO(line);
@@ -50,7 +52,7 @@ TEST_CASE("rules shows the values of the selected policy and rules file", "[cli]
   auto f = run({"rules", "--rules", "tests/data/specs/rules-ram-128.json", "--format", "json"});
   CHECK(f.exit_code == 0);
   const auto j = nlohmann::json::parse(f.out);
-  CHECK(j["rules"].size() == 28);
+  CHECK(j["rules"].size() == 33);
   for (const auto& rule : j["rules"]) {
     if (rule["id"] == "MEM001") CHECK(rule["parameters"][0]["value"] == 128);
     if (rule["id"] == "RISK004") CHECK(rule["enabled"] == false);
@@ -67,7 +69,7 @@ TEST_CASE("rules: bad rules files, policies and formats exit 2", "[cli][rules]")
   CHECK(pol.exit_code == 2);
   CHECK(pol.err ==
         "gpuadvisor: error: --policy: unknown policy \"strict\"; expected conservative or "
-        "standard\n");
+        "guide or standard\n");
   auto fmt = run({"rules", "--format", "sarif"});
   CHECK(fmt.exit_code == 2);
   CHECK(fmt.err ==

@@ -27,6 +27,7 @@ struct Catalog {
   std::vector<Storage> storage;
   std::vector<Psu> psus;
   std::vector<Cooling> cooling;
+  std::vector<CpuCooler> cpu_coolers;
   std::vector<ModelPreset> models;
   std::vector<CloudPrice> cloud;
 
@@ -39,6 +40,7 @@ struct Catalog {
   [[nodiscard]] const Storage* storage_device(std::string_view id) const;
   [[nodiscard]] const Psu* psu(std::string_view id) const;
   [[nodiscard]] const Cooling* cooler(std::string_view id) const;
+  [[nodiscard]] const CpuCooler* cpu_cooler(std::string_view id) const;
   [[nodiscard]] const ModelPreset* model(std::string_view id) const;
   [[nodiscard]] const Architecture* architecture(std::string_view id) const;
   [[nodiscard]] const Source* source(std::string_view key) const;
@@ -70,6 +72,8 @@ inline constexpr std::tuple kCategoryTable{
     Category<Storage>{"storage", "storage", "storage device", &Catalog::storage, true, true, true},
     Category<Psu>{"psus", "psu", "PSU", &Catalog::psus, true, true, true},
     Category<Cooling>{"cooling", "cooling", "cooling part", &Catalog::cooling, true, true, true},
+    Category<CpuCooler>{"cpu_coolers", "cpu_cooler", "CPU cooler", &Catalog::cpu_coolers, false,
+                        true, true},
     Category<ModelPreset>{"models", "model", "model preset", &Catalog::models, true, false, true},
     Category<CloudPrice>{"cloud", "cloud", "cloud price", &Catalog::cloud, false, false, true},
     Category<Source>{"sources", "source", "source", &Catalog::sources, true, false, false},

@@ -42,6 +42,10 @@ struct Architecture {
 };
 
 enum class GpuFormFactor { pcie, sxm, oam };
+/// How a card is cooled: passive (datacenter cards: the chassis must force
+/// air through the fins), blower (exhausts out of the case), open-air
+/// (consumer cards: fans dump the heat into the case), liquid.
+enum class GpuCooling { passive, blower, open_air, liquid };
 enum class GpuMarket { consumer, workstation, datacenter };
 
 struct GpuInterconnect {
@@ -75,6 +79,9 @@ struct Gpu : PartBase {
   std::string power_connector;  ///< "8pin", "12vhpwr", "none" (SXM/OAM: from the board)
   int power_connector_count = 0;
   bool passive_cooling = false;  ///< needs chassis airflow (datacenter cards)
+  /// Optional in the catalog: passive when passive_cooling, else open-air for
+  /// consumer cards and blower for the rest.
+  GpuCooling cooling = GpuCooling::blower;
   Condition condition = Condition::new_;
 };
 
@@ -89,6 +96,15 @@ struct Cpu : PartBase {
   int memory_channels = 0;
   std::string memory_type;  ///< "DDR5" or "DDR4"
   double tdp_w = 0;
+  /// Sustained package power the platform must feed and cool: Intel PL2
+  /// (processor base power for Xeons that have no PL2 above it), AMD PPT.
+  /// Optional; defaults to tdp_w.
+  double max_power_w = 0;
+  /// PCIe lanes each socket gives in a two-socket system, where some lanes
+  /// link the sockets (EPYC 9004: 128 in 1P, 160 in all in 2P). Optional;
+  /// defaults to pcie_lanes.
+  int pcie_lanes_2p = 0;
+  bool cooler_included = false;  ///< sold with a cooler that handles max_power_w
 };
 
 enum class PlatformKind { tower, rack };
@@ -96,6 +112,7 @@ enum class PlatformKind { tower, rack };
 struct IncludedPart {
   std::string id;  ///< id in the category the field names
   int count = 1;
+  int redundant = 0;  ///< of count, held in reserve (N+M: M); PSUs only
 };
 
 /// Motherboard + chassis, or a barebone server.
@@ -126,6 +143,17 @@ struct Platform : PartBase {
   double included_cooling_w =
       0;  ///< heat the chassis airflow removes (servers); 0 = needs cooling part
   std::optional<IncludedPart> included_psu;  ///< barebones that ship with PSUs
+  /// Baseboard platforms: the GPU counts the board is sold with (an HGX
+  /// 8-GPU board takes 8). Empty = any count up to max_gpus.
+  std::vector<int> gpu_counts;
+  bool cpu_cooler_included = false;  ///< ships with CPU heatsinks (servers)
+  bool gpu_airflow = false;          ///< forces air through passive GPUs (servers)
+  /// The vendor validated the included PSUs (N+M) for the board's GPUs: the
+  /// PSU rules use that configuration instead of generic per-GPU reserves.
+  bool validated_power = false;
+  std::string nvme_form = "m.2";  ///< NVMe slots: "m.2" (boards) or "u.2" (server bays)
+  std::string bay_size = "3.5";   ///< drive bays: "3.5" (also take 2.5") or "2.5"
+  int eps_inputs = 1;             ///< CPU (EPS 8-pin) power inputs of the board, ATX PSUs
 };
 
 struct MemoryKit : PartBase {
@@ -141,6 +169,9 @@ enum class StorageType { nvme, sata_ssd, hdd };
 
 struct Storage : PartBase {
   StorageType type = StorageType::nvme;
+  /// "m.2", "u.2", "2.5" or "3.5". Optional: m.2 for NVMe, 2.5 for SATA
+  /// SSDs, 3.5 for disks.
+  std::string form;
   double capacity_tb = 0;  ///< decimal TB
   double seq_read_mbs = 0;
   double power_w = 0;  ///< active
@@ -153,6 +184,7 @@ struct Psu : PartBase {
   std::string efficiency;      ///< "80plus-bronze", "-gold", "-platinum", "-titanium"
   int pcie_8pin = 0;           ///< 8-pin PCIe GPU connectors
   int connectors_12vhpwr = 0;  ///< 12VHPWR / 12V-2x6 connectors
+  int eps_8pin = 0;            ///< CPU/EPS 8-pin connectors (boards and cpu8pin GPUs)
 };
 
 enum class CoolingType { air, liquid, datacenter };
@@ -162,6 +194,15 @@ struct Cooling : PartBase {
   double capacity_w = 0;  ///< heat it removes
   double power_w = 0;     ///< fans/pumps
   std::string form;       ///< "tower" or "rack": what it is meant for
+};
+
+/// A CPU cooler: the socket mounts it takes and the package power it is
+/// rated to remove.
+struct CpuCooler : PartBase {
+  std::string type;                  ///< "air" or "liquid"
+  std::vector<std::string> sockets;  ///< "AM5", "LGA1700", "sTR5", ...
+  double max_cpu_w = 0;              ///< rated package power
+  double power_w = 0;                ///< fans and pump
 };
 
 enum class ModelKind { transformer, cnn };

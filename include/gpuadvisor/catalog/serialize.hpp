@@ -18,6 +18,7 @@ using ojson = nlohmann::ordered_json;
 [[nodiscard]] ojson to_json(const Storage& s);
 [[nodiscard]] ojson to_json(const Psu& p);
 [[nodiscard]] ojson to_json(const Cooling& c);
+[[nodiscard]] ojson to_json(const CpuCooler& c);
 [[nodiscard]] ojson to_json(const ModelPreset& m);
 [[nodiscard]] ojson to_json(const CloudPrice& c);
 
@@ -32,5 +33,6 @@ using ojson = nlohmann::ordered_json;
 [[nodiscard]] std::string_view to_string(StorageType t);
 [[nodiscard]] std::string_view to_string(CoolingType t);
 [[nodiscard]] std::string_view to_string(ModelKind k);
+[[nodiscard]] std::string_view to_string(GpuCooling c);
 
 }  // namespace gpuadvisor::catalog

@@ -30,6 +30,8 @@ struct Site {
   double voltage = 0;            ///< V; 0 = not stated
   bool voltage_assumed = false;  ///< voltage inferred from circuit_w (stated in findings)
   int circuits = 1;              ///< circuits the PSUs are spread over
+  std::string region;            ///< region whose circuits a fix names ("us")
+  std::string basis;             ///< how the circuit was chosen when not stated ("assumed: ...")
 };
 
 /// Declared software: each field empty when not stated.
@@ -50,6 +52,7 @@ struct Build {
   Counted<catalog::Gpu> gpu;
   const catalog::Architecture* architecture = nullptr;  ///< of the GPU
   Counted<catalog::Cpu> cpu;
+  Counted<catalog::CpuCooler> cpu_cooler;  ///< one per CPU; none when the platform or CPU has one
   const catalog::Platform* platform = nullptr;
   Counted<catalog::MemoryKit> memory;
   std::vector<Counted<catalog::Storage>> storage;
@@ -69,10 +72,13 @@ struct PowerItem {
 };
 
 [[nodiscard]] int gpu_count(const Build& b);
+/// A CPU's sustained power, W: max_power_w (PL2/PPT), at least its TDP.
+[[nodiscard]] double cpu_power_w(const catalog::Cpu& c);
 /// Board power of all GPUs, W.
 [[nodiscard]] double gpu_power_w(const Build& b);
-/// Nameplate draw of every part: GPUs (board power), CPUs (TDP), platform
-/// base (board, fans, NICs), memory, storage, cooling fans and pumps.
+/// Nameplate draw of every part: GPUs (board power), CPUs (sustained power:
+/// PL2 / PPT), platform base (board, fans, NICs), memory, storage, CPU
+/// coolers, cooling fans and pumps.
 [[nodiscard]] std::vector<PowerItem> power_items(const Build& b);
 /// Peak DC draw, W: the sum of power_items().
 [[nodiscard]] double peak_draw_w(const Build& b);
@@ -85,10 +91,14 @@ struct PowerItem {
 /// Usable PSU capacity, W: (count - redundant) x unit rating at the supply voltage.
 [[nodiscard]] double psu_capacity_w(const Build& b);
 
-/// PWR001: the PSU capacity the GPU count alone asks for, W
-/// (w_per_gpu x GPUs, and at least multi_gpu_min_w with two or more GPUs).
+/// True when the build runs on a platform's included PSUs that its vendor
+/// validated for the GPUs it holds (the PSU rules use that configuration).
+[[nodiscard]] bool vendor_validated_power(const Build& b);
+/// PWR001: the PSU capacity the GPUs alone ask for, W: their board power x
+/// board_power_factor, w_per_gpu x GPUs, and multi_gpu_min_w with two or
+/// more GPUs, whichever is most (0 on vendor-validated power).
 [[nodiscard]] double psu_needed_for_gpus_w(const Build& b, const Parameters& p);
-/// PWR002: peak draw x the policy's margin, W.
+/// PWR002: peak draw x the policy's margin, W (x 1 on vendor-validated power).
 [[nodiscard]] double psu_needed_for_peak_w(const Build& b, const Parameters& p);
 /// Both together: the PSU capacity the build needs to pass PWR001 and PWR002.
 [[nodiscard]] double required_psu_w(const Build& b, const Parameters& p);
@@ -114,7 +124,8 @@ struct PowerItem {
 [[nodiscard]] int other_drives(const Build& b);
 /// CPU001: lanes the GPUs (min_lanes_per_gpu each) and NVMe drives need.
 [[nodiscard]] int lanes_needed(const Build& b, const Parameters& p);
-/// CPU PCIe lanes: per socket x CPUs.
+/// CPU PCIe lanes: per socket x CPUs (the two-socket figure per socket
+/// with two or more CPUs).
 [[nodiscard]] int lanes_available(const Build& b);
 [[nodiscard]] int cpu_cores(const Build& b);
 /// CPU002: cores for data loading, cores_per_gpu x GPUs (rounded up).
@@ -136,13 +147,18 @@ struct PowerItem {
 /// PWR005: GPU power cables the build needs and the PSUs offer.
 struct ConnectorPlan {
   int gpu_12vhpwr = 0;       ///< GPUs' 12VHPWR inputs
-  int gpu_8pin = 0;          ///< GPUs' 8-pin inputs (PCIe or EPS)
+  int gpu_8pin = 0;          ///< GPUs' PCIe 8-pin inputs
+  int gpu_eps = 0;           ///< GPUs' CPU (EPS) 8-pin inputs (A100/V100 PCIe cards)
+  int eps_needed = 0;        ///< EPS cables: the board's CPU inputs + gpu_eps
+  int psu_eps = 0;           ///< EPS 8-pin cables of all PSUs
   int psu_12vhpwr = 0;       ///< native 12VHPWR cables of all PSUs
   int psu_8pin = 0;          ///< 8-pin PCIe cables of all PSUs
   int adapters = 0;          ///< 12VHPWR inputs fed by 8-pin adapters
   int pins_per_adapter = 0;  ///< 8-pin cables one adapter takes (GPU power / w_per_8pin)
   int needed_8pin = 0;       ///< gpu_8pin + adapters x pins_per_adapter
-  [[nodiscard]] bool enough() const { return needed_8pin <= psu_8pin; }
+  [[nodiscard]] bool enough() const {
+    return needed_8pin <= psu_8pin && (gpu_eps == 0 || eps_needed <= psu_eps);
+  }
 };
 [[nodiscard]] ConnectorPlan connector_plan(const Build& b, const Parameters& p);
 

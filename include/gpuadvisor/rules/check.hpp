@@ -41,11 +41,13 @@ struct SpecResult {
 std::vector<Waiver> apply_waivers(Evaluation& ev, const std::vector<Waiver>& waivers);
 
 /// Checks spec text; never throws for bad input (it lands in `errors`).
+/// `region` as in parse_spec().
 [[nodiscard]] SpecResult check_spec(std::string_view text, const std::string& file,
-                                    const catalog::Catalog& cat, const RuleSet& rs);
+                                    const catalog::Catalog& cat, const RuleSet& rs,
+                                    std::string_view region = "us");
 
 /// Reads `path` (size-limited, regular files only) and checks it.
 [[nodiscard]] SpecResult check_spec_file(const std::string& path, const catalog::Catalog& cat,
-                                         const RuleSet& rs);
+                                         const RuleSet& rs, std::string_view region = "us");
 
 }  // namespace gpuadvisor::rules

@@ -31,7 +31,8 @@ inline constexpr std::uint16_t memory = 1U << 3U;
 inline constexpr std::uint16_t storage = 1U << 4U;
 inline constexpr std::uint16_t psu = 1U << 5U;
 inline constexpr std::uint16_t cooling = 1U << 6U;
-inline constexpr std::uint16_t all = (1U << 7U) - 1U;
+inline constexpr std::uint16_t cpu_cooler = 1U << 7U;
+inline constexpr std::uint16_t all = (1U << 8U) - 1U;
 }  // namespace part
 using Parts = std::uint16_t;
 

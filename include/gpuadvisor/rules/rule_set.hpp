@@ -38,6 +38,7 @@ struct Parameters {
   // PWR001: PSU capacity per GPU
   double psu_w_per_gpu = 800;         ///< W of PSU capacity per GPU
   double psu_multi_gpu_min_w = 2000;  ///< W, minimum for two or more GPUs
+  double psu_board_power_factor = 0;  ///< PSU W per W of GPU board power (transients)
   // PWR002: headroom over peak draw
   double psu_margin = 1.2;  ///< PSU capacity / peak draw (policy)
   // PWR003: wall circuit

@@ -40,10 +40,11 @@ struct BuildSpec {
 };
 
 /// Parses spec text. `file` names the spec in messages. Part ids are looked
-/// up in `cat`; framework ids and waived rule ids in `rs`.
-[[nodiscard]] gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
-                                                                      const std::string& file,
-                                                                      const catalog::Catalog& cat,
-                                                                      const RuleSet& rs);
+/// up in `cat`; framework ids and waived rule ids in `rs`. A spec whose site
+/// states no circuit is checked against its site.region's (else `region`'s)
+/// default outlet (towers) or data-center feed (racks).
+[[nodiscard]] gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(
+    std::string_view text, const std::string& file, const catalog::Catalog& cat, const RuleSet& rs,
+    std::string_view region = "us");
 
 }  // namespace gpuadvisor::rules

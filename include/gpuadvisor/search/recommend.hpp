@@ -39,7 +39,10 @@ struct Request {
   workload::WorkloadInput workload;  ///< as given on the command line
   Constraints constraints;
   double circuit_w = 0;  ///< --circuit; 0 = none stated
-  double voltage = 0;    ///< --voltage; 0 = from the circuit (<= 2,400 W: 120 V) or 115 V
+  double voltage = 0;    ///< --voltage; 0 = from the circuit as the region reads it
+  /// --region: its outlet for towers and data-center feed for racks when no
+  /// --circuit is given, and how a bare --circuit is read.
+  std::string region = "us";
   std::optional<double> dataset_gb;  ///< --dataset-gb; default from the tokens
   std::optional<int> checkpoints;    ///< checkpoints kept; default the rules' STOR002 value
   double electricity_usd_per_kwh = kDefaultElectricityUsdPerKwh;

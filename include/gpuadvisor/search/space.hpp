@@ -3,7 +3,8 @@
 /// its brute-force oracle share. docs/recommend.md defines both.
 ///
 /// A build of the search space ("a Choice") is: one GPU model x count, one
-/// platform, its CPU sockets filled with one CPU model, one memory kit model x
+/// platform, its CPU sockets filled with one CPU model (and one CPU cooler
+/// model per CPU, or none), one memory kit model x
 /// count, one drive model x count, the platform's included PSUs or one PSU
 /// model x count, and no cooling part or one cooling model x count (at most
 /// kMaxCoolingUnits) whose `form` matches the platform's kind.
@@ -54,6 +55,8 @@ struct Choice {
   const catalog::Platform* platform = nullptr;
   const catalog::Cpu* cpu = nullptr;
   int cpus = 0;
+  const catalog::CpuCooler* cpu_cooler = nullptr;  ///< nullptr: none (platform or CPU has one)
+  int cpu_coolers = 0;
   const catalog::MemoryKit* memory = nullptr;
   int memory_count = 0;
   const catalog::Storage* storage = nullptr;
@@ -90,6 +93,14 @@ class Context {
   [[nodiscard]] const rules::Parameters& params() const { return rules_->params; }
   [[nodiscard]] const workload::Workload& base_workload() const { return *base_; }
   [[nodiscard]] const rules::Site& site() const { return site_; }
+  /// The site a build on `p` runs at: the rack site for rack platforms when
+  /// one was given (set_rack_site), else site().
+  [[nodiscard]] const rules::Site& site(const catalog::Platform* p) const {
+    return p != nullptr && p->kind == catalog::PlatformKind::rack && rack_site_ ? *rack_site_
+                                                                                : site_;
+  }
+  /// Rack servers run at another site than towers (a data-center feed).
+  void set_rack_site(rules::Site s) { rack_site_ = std::move(s); }
   [[nodiscard]] const rules::DataPlan& data() const { return data_; }
 
   /// Rules that are enabled errors: a build that breaks one is not recommended.
@@ -118,6 +129,7 @@ class Context {
   const rules::RuleSet* rules_;
   const workload::Workload* base_;
   rules::Site site_;
+  std::optional<rules::Site> rack_site_;
   rules::DataPlan data_;
   RuleMask errors_ = 0;
   RuleMask relaxed_ = 0;

@@ -20,6 +20,7 @@ struct Parts {
   catalog::Storage nvme_4tb, sata_4tb;
   catalog::Psu tx1600, bronze850, server3000;
   catalog::Cooling loop, fans, cpu_air, datacenter;
+  catalog::CpuCooler tr5_air;
 
   Parts() {
     ada = {"ada", "nvidia", "cuda", "8.9", "11.8", "", true, true, {}};
@@ -32,6 +33,7 @@ struct Parts {
     rtx4090.vendor = "nvidia";
     rtx4090.architecture = "ada";
     rtx4090.market = catalog::GpuMarket::consumer;
+    rtx4090.cooling = catalog::GpuCooling::open_air;
     rtx4090.memory_gb = 24;
     rtx4090.tensor_tflops_16bit = 165.2;
     rtx4090.fp32_tflops = 82.6;
@@ -61,6 +63,7 @@ struct Parts {
     h100_sxm.power_connector = "none";
     h100_sxm.power_connector_count = 0;
     h100_sxm.passive_cooling = true;
+    h100_sxm.cooling = catalog::GpuCooling::passive;
 
     a100_pcie = rtx4090;
     a100_pcie.id = "a100-pcie";
@@ -73,6 +76,7 @@ struct Parts {
     a100_pcie.length_mm = 267;
     a100_pcie.power_connector = "cpu8pin";
     a100_pcie.passive_cooling = true;
+    a100_pcie.cooling = catalog::GpuCooling::passive;
     a100_pcie.interconnect = {"nvlink-bridge", 600, true};
 
     mi300x = h100_sxm;
@@ -154,6 +158,9 @@ struct Parts {
     hgx.max_psu_w = 3000;
     hgx.base_power_w = 1200;
     hgx.included_cooling_w = 10000;
+    hgx.gpu_counts = {8};
+    hgx.cpu_cooler_included = true;
+    hgx.gpu_airflow = true;
 
     oam_server = hgx;
     oam_server.id = "oam";
@@ -239,6 +246,13 @@ struct Parts {
     datacenter.type = catalog::CoolingType::datacenter;
     datacenter.capacity_w = 15000;
     datacenter.power_w = 0;
+
+    tr5_air.id = "tr5-air";
+    tr5_air.name = "sTR5 tower cooler";
+    tr5_air.type = "air";
+    tr5_air.sockets = {"sTR5", "SP6"};
+    tr5_air.max_cpu_w = 350;
+    tr5_air.power_w = 2;
   }
 
   /// Four RTX 4090 on Threadripper PRO, two 1600 W PSUs on 230 V / 16 A:
@@ -253,8 +267,9 @@ struct Parts {
     b.memory = {&rdimm_256, 1};
     b.storage = {{&nvme_4tb, 2}};
     b.psu = {&tx1600, 2};
-    b.cooling = {{&loop, 1}, {&cpu_air, 1}, {&fans, 2}};
-    b.site = {3680, 230, false, 1};
+    b.cpu_cooler = {&tr5_air, 1};
+    b.cooling = {{&loop, 1}, {&fans, 2}};
+    b.site = {3680, 230, false, 1, "", ""};
     b.software = {"12.4", "", "pytorch-2.5"};
     return b;
   }
@@ -271,7 +286,7 @@ struct Parts {
     b.storage = {{&nvme_4tb, 4}};
     b.psu = {&server3000, 6};
     b.psu_redundant = 2;
-    b.site = {7360, 230, false, 2};
+    b.site = {7360, 230, false, 2, "", ""};
     b.software = {"12.4", "", "pytorch-2.5"};
     return b;
   }

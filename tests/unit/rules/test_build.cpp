@@ -61,8 +61,8 @@ TEST_CASE("wall draw divides by the PSU's efficiency, circuits carry 80 %", "[ru
   CHECK(wall_draw_w(b, params) == Approx(2321 / 0.90));
   CHECK(heat_w(b, params) == Approx(2321 / 0.90));
   CHECK(circuit_capacity_w(b.site, params) == Approx(2944));  // 3,680 x 0.8
-  CHECK(circuit_capacity_w({1800, 120, false, 1}, params) == Approx(1440));
-  CHECK(circuit_capacity_w({1800, 120, false, 2}, params) == Approx(2880));
+  CHECK(circuit_capacity_w({1800, 120, false, 1, "", ""}, params) == Approx(1440));
+  CHECK(circuit_capacity_w({1800, 120, false, 2, "", ""}, params) == Approx(2880));
   b.psu = {&p.bronze850, 1};
   CHECK(psu_efficiency(b, params) == Approx(0.82));
 }
@@ -70,7 +70,7 @@ TEST_CASE("wall draw divides by the PSU's efficiency, circuits carry 80 %", "[ru
 TEST_CASE("cooling capacity adds the parts and the chassis airflow", "[rules][build]") {
   test::Parts p;
   Build b = p.four_4090();
-  CHECK(cooling_capacity_w(b) == 3550);  // 1,200 + 350 + 2 x 1,000
+  CHECK(cooling_capacity_w(b) == 3200);  // 1,200 + 2 x 1,000: the CPU cooler is not case cooling
   CHECK(open_air_gpu_heat_w(b) == 1800);
   CHECK(has_forced_cooling(b));  // the liquid loop
   b.cooling = {{&p.fans, 1}};

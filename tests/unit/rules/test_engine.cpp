@@ -60,12 +60,16 @@ TEST_CASE("the reference builds pass every rule", "[rules][engine]") {
   CHECK(ev.outcomes.front().rule == "PWR001");
 }
 
-TEST_CASE("PWR001: 800 W of PSU per GPU, 2,000 W for a multi-GPU build", "[rules][engine]") {
+TEST_CASE("PWR001 (guide policy): 800 W of PSU per GPU, 2,000 W for a multi-GPU build",
+          "[rules][engine]") {
   test::Parts p;
+  const auto guide = load_rule_set("", "guide");
+  REQUIRE(guide.has_value());
+  auto g = [&](const Build& b) { return evaluate(b, {}, *guide); };
   Build b = p.four_4090();
-  CHECK_FALSE(fires(b, "PWR001"));  // 3,200 W for 4 GPUs: exactly enough
+  CHECK(find(g(b), "PWR001") == nullptr);  // 3,200 W for 4 GPUs: exactly enough
   b.psu = {&p.tx1600, 1};
-  auto f = run(b);
+  auto f = g(b);
   const Finding* x = find(f, "PWR001");
   REQUIRE(x != nullptr);
   CHECK(x->severity == Severity::error);
@@ -75,10 +79,38 @@ TEST_CASE("PWR001: 800 W of PSU per GPU, 2,000 W for a multi-GPU build", "[rules
   CHECK(x->path == "parts.psu");
   CHECK(x->fix == "use two 1,600 W PSUs at 230 V (3,200 W or more in total)");
   b.gpu.count = 2;  // 2 x 800 = 1,600, but a multi-GPU build starts at 2,000 W
-  x = find(f = run(b), "PWR001");
+  x = find(f = g(b), "PWR001");
   REQUIRE(x != nullptr);
   CHECK_THAT(x->message, Contains("a multi-GPU build starts at 2,000 W"));
   CHECK(x->fix == "use two 1,000 W PSUs at 230 V (2,000 W or more in total)");
+}
+
+TEST_CASE("PWR001 (default): 1.4x the GPUs' board power; the vendor's PSUs on validated servers",
+          "[rules][engine]") {
+  test::Parts p;
+  Build b = p.four_4090();
+  b.psu = {&p.tx1600, 1};  // 4 x 450 W x 1.4 = 2,520 W
+  auto f = run(b);
+  const Finding* x = find(f, "PWR001");
+  REQUIRE(x != nullptr);
+  CHECK(x->limit.value == 2520);
+  CHECK_THAT(x->message, Contains("1.40 x their board power of 1,800 W, for transients"));
+  b.gpu.count = 2;  // 2 x 450 x 1.4 = 1,260 W: one 1,600 W PSU is enough (the guide asked 2,000)
+  CHECK(find(run(b), "PWR001") == nullptr);
+  // A vendor-validated server's own PSUs: no per-GPU reserve, and PWR002
+  // compares the peak with no extra headroom.
+  catalog::Platform hgx = p.hgx;
+  hgx.validated_power = true;
+  Build h = p.hgx_h100();
+  h.platform = &hgx;
+  h.psu_from_platform = true;
+  h.psu_redundant = 4;  // 2 x 3,000 W = 6,000 W usable, below 8 x 700 x 1.4
+  CHECK(psu_needed_for_gpus_w(h, rs().params) == 0);
+  CHECK(psu_needed_for_peak_w(h, rs().params) == peak_draw_w(h));
+  CHECK(find(run(h), "PWR001") == nullptr);
+  const Finding* y = find(f = run(h), "PWR002");
+  REQUIRE(y != nullptr);
+  CHECK_THAT(y->message, Contains("the vendor-validated configuration with no extra headroom"));
 }
 
 TEST_CASE("PWR002: PSU capacity >= peak draw x the policy's margin", "[rules][engine]") {
@@ -117,15 +149,24 @@ TEST_CASE("PWR003: the wall draw must fit the circuit's continuous rating", "[ru
   test::Parts p;
   Build b = p.four_4090();
   CHECK_FALSE(fires(b, "PWR003"));  // 2,579 W on 230 V / 16 A (2,944 W)
-  b.site = {1800, 120, false, 1};
+  b.site = {1800, 120, false, 1, "", ""};
   auto f = run(b);
   const Finding* x = find(f, "PWR003");
   REQUIRE(x != nullptr);
   CHECK(x->measured.value == 2579);
   CHECK(x->limit.value == 1440);
   CHECK(x->path == "site");
-  CHECK_THAT(x->fix, Contains("a 230 V / 16 A circuit (2,944 W continuous)"));
-  CHECK_THAT(x->fix, Contains("2 circuits like this one with the PSUs split across them"));
+  CHECK(x->fix ==
+        "use one NEMA 6-20 (240 V / 20 A) circuit (3,840 W continuous); or 2 separate circuits "
+        "like this one with the PSUs split across them");
+  // No power limit makes it fit: 4 x 450 W would have to drop below half.
+  b.site = {2400, 120, false, 1, "us", ""};
+  x = find(f = run(b), "PWR003");
+  REQUIRE(x != nullptr);
+  CHECK(x->fix ==
+        "use one NEMA 6-20 (240 V / 20 A) circuit (3,840 W continuous); or 2 separate circuits "
+        "like this one with the PSUs split across them; or power-limit the GPUs to 300 W each "
+        "(nvidia-smi -pl 300): about 13 % lower throughput");
   b.site = {};
   CHECK(status(b, "PWR003") == RuleStatus::not_applicable);
 }
@@ -166,8 +207,7 @@ TEST_CASE("COOL001: cooling removes the whole heat", "[rules][engine]") {
   const Finding* x = find(f, "COOL001");
   REQUIRE(x != nullptr);
   CHECK(x->measured.value == 1000);
-  CHECK(x->limit.value ==
-        2529);  // (2,321 - 35 - 2 - 16 + 8) / 0.9: the other coolers' fans are gone
+  CHECK(x->limit.value == 2531);  // (2,321 - 35 - 16 + 8) / 0.9: the other coolers' fans are gone
   CHECK(x->path == "parts.cooling");
 }
 

@@ -52,8 +52,9 @@ TEST_CASE("the embedded rules define every rule with text, source and parameters
     CHECK_FALSE(r.source.empty());
     CHECK(r.enabled);
   }
-  CHECK(rs.params.psu_w_per_gpu == 800);
-  CHECK(rs.params.psu_multi_gpu_min_w == 2000);
+  CHECK(rs.params.psu_w_per_gpu == 0);  // standard: 1.4x board power; the guide's 800 W is a policy
+  CHECK(rs.params.psu_multi_gpu_min_w == 0);
+  CHECK(rs.params.psu_board_power_factor == 1.4);
   CHECK(rs.params.psu_margin == 1.2);
   CHECK(rs.params.circuit_continuous_fraction == 0.8);
   CHECK(rs.params.psu_efficiency.at("80plus-gold") == 0.87);
@@ -63,8 +64,10 @@ TEST_CASE("the embedded rules define every rule with text, source and parameters
   CHECK(rs.rule("RISK004")->severity == Severity::info);
   CHECK(rs.rule("CPU001")->severity == Severity::warning);
   CHECK(rs.rule("nope") == nullptr);
-  REQUIRE(rs.policies.size() == 2);
+  REQUIRE(rs.policies.size() == 3);
   CHECK(rs.find_policy("conservative")->parameters["PWR002"]["margin"] == 1.5);
+  CHECK(rs.find_policy("guide")->parameters["PWR001"]["w_per_gpu"] == 800);
+  CHECK(rs.find_policy("guide")->parameters["PWR001"]["multi_gpu_min_w"] == 2000);
   REQUIRE(rs.framework("pytorch-2.5") != nullptr);
   CHECK(rs.framework("pytorch-2.5")->cuda == std::vector<std::string>{"11.8", "12.1", "12.4"});
   CHECK(rs.framework("pytorch-2.8")->cuda_excluded.at("12.8") ==
@@ -85,20 +88,22 @@ TEST_CASE("policies: standard is 1.2x, conservative 1.5x", "[rules][rule_set]") 
   auto bad = load_rule_set("", "lenient");
   REQUIRE_FALSE(bad.has_value());
   CHECK(only(bad.error()) ==
-        "--policy: unknown policy \"lenient\"; expected conservative or standard");
+        "--policy: unknown policy \"lenient\"; expected conservative or guide or standard");
   auto typo = load_rule_set("", "standrd");
   REQUIRE_FALSE(typo.has_value());
   CHECK(only(typo.error()) ==
         "--policy: unknown policy \"standrd\"; expected conservative or "
-        "standard; did you mean \"standard\"?");
+        "guide or standard; did you mean \"standard\"?");
 }
 
 TEST_CASE("parameters listing shows current values with units", "[rules][rule_set]") {
   const auto ps = embedded_rule_set().parameters("PWR001");
-  REQUIRE(ps.size() == 2);
+  REQUIRE(ps.size() == 3);
   CHECK(ps[0].name == "w_per_gpu");
   CHECK(ps[0].unit == "W");
-  CHECK(ps[0].value == 800);
+  CHECK(ps[0].value == 0);  // the default policy scales with board power instead
+  CHECK(ps[2].name == "board_power_factor");
+  CHECK(ps[2].value == 1.4);
   const auto eff = embedded_rule_set().parameters("PWR003")[1];
   CHECK(eff.value.begin().key() == "80plus-white");  // rating order
   CHECK(embedded_rule_set().parameters("PLAT001").empty());
@@ -120,7 +125,7 @@ TEST_CASE("an overlay overrides values, severities and policies", "[rules][rule_
   // Later wins: the overlay's rule value beats the embedded standard policy...
   CHECK(r->params.psu_margin == 1.3);
   CHECK(r->framework("jax-0.4") != nullptr);
-  CHECK(r->policies.size() == 3);
+  CHECK(r->policies.size() == 4);
   // ...and the overlay's own policy beats its rule value.
   auto c = overlay(R"({"schema_version": 1, "rules": {"PWR002": {"parameters": {"margin": 1.3}}},
     "policies": {"conservative": {"parameters": {"PWR002": {"margin": 1.6}}}}})",

@@ -21,7 +21,7 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
   const int max_n = max_gpu_count(cat, cons);
   // Clears the parts chosen after a level, so that checks see only its own.
   auto clear_from = [](Choice& c, int level) {
-    if (level <= 0) c.cpu = nullptr, c.cpus = 0;
+    if (level <= 0) c.cpu = nullptr, c.cpus = 0, c.cpu_cooler = nullptr, c.cpu_coolers = 0;
     if (level <= 1) c.memory = nullptr, c.memory_count = 0;
     if (level <= 2) c.storage = nullptr, c.storage_count = 0;
     if (level <= 3) c.psu = nullptr, c.psu_count = 0, c.psu_from_platform = false;
@@ -51,17 +51,31 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
         c.platform = &pl;
         clear_from(c, 0);
         if (breaks(c, part::gpu | part::platform) || price(c) > cons.budget) continue;
-        for (const auto& cpu : cat.cpus) {
+        std::vector<const catalog::CpuCooler*> coolers{nullptr};
+        for (const auto& k : cat.cpu_coolers) coolers.push_back(&k);
+        for (const auto& [cpu, cooler] : [&] {
+               std::vector<std::pair<const catalog::Cpu*, const catalog::CpuCooler*>> v;
+               for (const auto& x : cat.cpus) {
+                 for (const auto* k : coolers) v.emplace_back(&x, k);
+               }
+               return v;
+             }()) {
           clear_from(c, 1);
-          c.cpu = &cpu;
+          c.cpu = cpu;
           c.cpus = pl.cpu_sockets;
-          if (breaks(c, part::gpu | part::platform | part::cpu) || price(c) > cons.budget) continue;
+          c.cpu_cooler = cooler;
+          c.cpu_coolers = cooler != nullptr ? pl.cpu_sockets : 0;
+          if (breaks(c, part::gpu | part::platform | part::cpu | part::cpu_cooler) ||
+              price(c) > cons.budget) {
+            continue;
+          }
           for (const auto& mem : cat.memory) {
             for (int q = 1; q <= pl.memory_slots; ++q) {
               clear_from(c, 2);
               c.memory = &mem;
               c.memory_count = q;
-              if (breaks(c, part::gpu | part::platform | part::cpu | part::memory) ||
+              if (breaks(c, part::gpu | part::platform | part::cpu | part::cpu_cooler |
+                                part::memory) ||
                   price(c) > cons.budget)
                 continue;
               for (const auto& sto : cat.storage) {

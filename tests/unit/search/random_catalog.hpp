@@ -72,6 +72,12 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
     p.base_power_w = std::round(r.uniform(20, 300));
     p.included_cooling_w = r.chance(0.4) ? 100.0 * r.between(5, 40) : 0.0;
     p.price = price(300, 5000);
+    if (module && r.chance(0.6)) p.gpu_counts = {p.max_gpus};
+    p.cpu_cooler_included = r.chance(0.5);
+    p.gpu_airflow = r.chance(0.5);
+    p.nvme_form = r.chance(0.7) ? "m.2" : "u.2";
+    p.bay_size = r.chance(0.5) ? "3.5" : "2.5";
+    p.eps_inputs = r.between(1, 2);
     c.platforms.push_back(p);
   }
 
@@ -113,6 +119,10 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
       g.power_connector_count = g.power_connector == "8pin" ? r.between(1, 3) : 1;
     }
     g.passive_cooling = g.market == GpuMarket::datacenter && r.chance(0.7);
+    g.cooling = g.passive_cooling                 ? GpuCooling::passive
+                : g.market == GpuMarket::consumer ? GpuCooling::open_air
+                                                  : GpuCooling::blower;
+    if (!module && r.chance(0.15)) g.power_connector = "cpu8pin";
     g.condition = r.chance(0.3) ? Condition::used : Condition::new_;
     g.price = price(300, 8000);
     c.gpus.push_back(g);
@@ -149,6 +159,10 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
       x.memory_type = p.memory_type;
     }
     x.tdp_w = std::round(r.uniform(60, 360));
+    x.max_power_w = r.chance(0.5) ? x.tdp_w : std::round(x.tdp_w * 1.4);
+    x.pcie_lanes_2p = r.chance(0.5) ? x.pcie_lanes : x.pcie_lanes / 2;
+    x.memory_channels = std::array{2, 4, 8}[r.below(3)];
+    x.cooler_included = r.chance(0.2);
     x.price = price(100, 3000);
     c.cpus.push_back(x);
   }
@@ -186,6 +200,8 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
     s.seq_read_mbs = 3000;
     s.power_w = std::round(r.uniform(3, 20) * 10) / 10;
     s.price = price(50, 900);
+    s.form = s.type == StorageType::nvme ? (r.chance(0.7) ? "m.2" : "u.2")
+                                         : (r.chance(0.5) ? "2.5" : "3.5");
     c.storage.push_back(s);
   }
 
@@ -207,6 +223,8 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
     p.efficiency = effs[r.below(4)];
     p.pcie_8pin = p.form == "atx" ? r.between(2, 8) : 0;
     p.connectors_12vhpwr = p.form == "atx" ? r.between(0, 2) : 0;
+    p.eps_8pin = p.form == "atx" ? r.between(1, 4) : 0;
+    if (p.form == "server" && r.chance(0.3)) p.watts_115v = 0;
     p.price = price(80, 700);
     c.psus.push_back(p);
   }
@@ -218,6 +236,8 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
       if (psu.form == p.psu_form && r.chance(0.8)) pick = &psu;
     }
     p.included_psu = IncludedPart{pick->id, r.between(1, p.psu_bays)};
+    if (p.included_psu->count > 1 && r.chance(0.5)) p.included_psu->redundant = 1;
+    p.validated_power = r.chance(0.5);
   }
 
   const int n_cool = r.between(2, 4);
@@ -234,6 +254,21 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
     if (r.chance(0.9)) x.form = some_platform().kind == PlatformKind::rack ? "rack" : "tower";
     x.price = price(0, 1500);
     c.cooling.push_back(x);
+  }
+
+  const int n_cpu_cool = r.between(1, 3);
+  for (int i = 0; i < n_cpu_cool; ++i) {
+    CpuCooler k;
+    k.id = fmt::format("cpucool-{}", i);
+    k.name = fmt::format("CPU cooler {}", i);
+    k.sources = {"t"};
+    k.type = r.chance(0.7) ? "air" : "liquid";
+    k.sockets = {sockets[r.below(2)]};
+    if (r.chance(0.3)) k.sockets = {"S1", "S2"};
+    k.max_cpu_w = 50.0 * r.between(2, 10);
+    k.power_w = std::round(r.uniform(2, 12));
+    k.price = price(30, 300);
+    c.cpu_coolers.push_back(k);
   }
   return c;
 }

@@ -87,6 +87,10 @@ inline search::Choice random_choice(search::Rng& r, const search::Context& ctx, 
   c.platform = &cat.platforms[r.below(cat.platforms.size())];
   c.cpu = &cat.cpus[r.below(cat.cpus.size())];
   c.cpus = c.platform->cpu_sockets;
+  if (!cat.cpu_coolers.empty() && r.chance(0.7)) {
+    c.cpu_cooler = &cat.cpu_coolers[r.below(cat.cpu_coolers.size())];
+    c.cpu_coolers = r.chance(0.9) ? c.cpus : 1;
+  }
   c.memory = &cat.memory[r.below(cat.memory.size())];
   c.memory_count = r.between(1, c.platform->memory_slots);
   c.storage = &cat.storage[r.below(cat.storage.size())];

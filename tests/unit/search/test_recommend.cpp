@@ -39,7 +39,10 @@ TEST_CASE("recommend states its defaults: LoRA, dataset size, site, PUE, price",
   // 100M fine-tuning tokens (the workload model's default) at 4 bytes each.
   CHECK(rec->dataset_gb == Approx(rec->workload.tokens * search::kDatasetBytesPerToken / 1e9));
   CHECK(rec->dataset_assumed);
-  CHECK(has(rec->assumptions, "no circuit stated (--circuit)"));
+  CHECK(has(rec->assumptions,
+            "mains (United States, --region us): towers on one NEMA 5-15 outlet (1,440 W "
+            "continuous), rack servers on 2 x 208 V / 30 A PDU circuits (NEMA L6-30) (4,992 W "
+            "continuous each)"));
   CHECK(has(rec->assumptions, "electricity at $0.125/kWh (US commercial average, EIA 2023)"));
 
   // A CNN preset keeps the workload model's default task: LoRA is for transformers.

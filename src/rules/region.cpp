@@ -1,0 +1,113 @@
+// Mains by region: data/regions.json.
+#include "gpuadvisor/rules/region.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/json_input.hpp"
+
+namespace gpuadvisor::embedded {
+extern const std::string_view regions;
+}
+
+namespace gpuadvisor::rules {
+namespace {
+
+Circuit read_circuit(const nlohmann::json& v, const std::string& path, const std::string& file,
+                     Diagnostics& out, bool feed) {
+  ObjectReader r(v, path, file, out);
+  Circuit c;
+  c.name = r.string("name").value_or("");
+  c.voltage = r.number("voltage", 90, 480).value_or(0);
+  c.amps = r.number("amps", 1, 1000).value_or(0);
+  if (feed) c.circuits = static_cast<int>(r.integer("circuits", 1, 64).value_or(1));
+  r.finish();
+  return c;
+}
+
+std::vector<Region> parse_regions(std::string_view text, const std::string& file) {
+  auto doc = parse_json(text, file);
+  if (!doc) throw std::runtime_error(to_string(Diagnostics{doc.error()}));
+  Diagnostics out;
+  ObjectReader top(*doc, "", file, out);
+  (void)top.integer("schema_version", 1, 1);
+  (void)top.string("description", Need::optional);
+  std::vector<Region> regions;
+  if (const nlohmann::json* arr = top.array("regions")) {
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string path = index_path("regions", i);
+      ObjectReader r((*arr)[i], path, file, out);
+      Region g;
+      g.id = r.string("id").value_or("");
+      g.name = r.string("name").value_or("");
+      if (const auto* o = r.object("outlet")) {
+        g.outlet = read_circuit(*o, r.child_path("outlet"), file, out, false);
+      }
+      if (const auto* f = r.object("feed")) {
+        g.feed = read_circuit(*f, r.child_path("feed"), file, out, true);
+      }
+      if (const auto* cs = r.array("circuits")) {
+        for (std::size_t k = 0; k < cs->size(); ++k) {
+          g.circuits.push_back(
+              read_circuit((*cs)[k], index_path(r.child_path("circuits"), k), file, out, false));
+        }
+      }
+      g.source = r.string("source").value_or("");
+      r.finish();
+      regions.push_back(std::move(g));
+    }
+  }
+  top.finish();
+  if (!out.empty()) throw std::runtime_error(to_string(out));
+  return regions;
+}
+
+}  // namespace
+
+const std::vector<Region>& regions() {
+  static const std::vector<Region> all = parse_regions(embedded::regions, "<embedded regions>");
+  return all;
+}
+
+const Region* find_region(std::string_view id) {
+  for (const auto& r : regions()) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> region_ids() {
+  std::vector<std::string> ids;
+  for (const auto& r : regions()) ids.push_back(r.id);
+  return ids;
+}
+
+double circuit_voltage(const Region& r, double circuit_w) {
+  if (circuit_w <= r.outlet.voltage * 20) return r.outlet.voltage;
+  double v = r.outlet.voltage;
+  for (const auto& c : r.circuits) v = std::max(v, c.voltage);
+  return v;
+}
+
+Site default_site(const Region& r, catalog::PlatformKind kind) {
+  const bool rack = kind == catalog::PlatformKind::rack;
+  const Circuit& c = rack ? r.feed : r.outlet;
+  Site s;
+  s.circuit_w = c.watts();
+  s.voltage = c.voltage;
+  s.circuits = rack ? c.circuits : 1;
+  s.region = r.id;
+  s.basis = rack ? fmt::format(
+                       "assumed: {} {} of a {} data center (--region {}; state the "
+                       "site's circuits to check against them)",
+                       c.circuits, c.name, r.name, r.id)
+                 : fmt::format(
+                       "assumed: one {} {} (--region {}; state the circuit to check "
+                       "against it)",
+                       r.name, c.name, r.id);
+  return s;
+}
+
+}  // namespace gpuadvisor::rules
