@@ -1,58 +1,13 @@
 #include "gpuadvisor/core/json_input.hpp"
 
-#include <sys/stat.h>
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 namespace gpuadvisor {
 namespace {
-
-/// Line and column (1-based) of a byte offset.
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  std::size_t line = 1;
-  std::size_t col = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-/// Deepest nesting of arrays/objects, scanning outside strings. Stops early
-/// past the limit, so a hostile input costs at most one pass.
-std::optional<std::size_t> too_deep_at(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return i;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
 
 std::string type_name(const nlohmann::json& v) {
   switch (v.type()) {
@@ -86,73 +41,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
-
-gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
-                                                     const std::string& file) {
-  if (text.size() > kMaxInputBytes) {
-    return gpuadvisor::unexpected(Diagnostic{
-        file, "",
-        fmt::format("file is {} bytes; the limit is {} bytes", text.size(), kMaxInputBytes)});
-  }
-  if (auto at = too_deep_at(text)) {
-    auto [line, col] = line_column(text, *at);
-    return gpuadvisor::unexpected(
-        Diagnostic{file, "",
-                   fmt::format("line {}, column {}: JSON nested deeper than {} levels", line, col,
-                               kMaxJsonDepth)});
-  }
-  try {
-    return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1,
-    // column 5: EXPLANATION; last read: 'BYTES'". Keep the explanation only:
-    // position comes from e.byte, and the raw bytes may not be valid UTF-8.
-    std::string what = e.what();
-    if (auto col = what.find("column "); col != std::string::npos) {
-      if (auto pos = what.find(": ", col); pos != std::string::npos) what = what.substr(pos + 2);
-    }
-    if (auto last = what.find("; last read:"); last != std::string::npos) what.resize(last);
-    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    auto [line, col] = line_column(text, offset);
-    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-      return gpuadvisor::unexpected(Diagnostic{file, "", "file is empty; expected a JSON document"});
-    }
-    return gpuadvisor::unexpected(
-        Diagnostic{file, "", fmt::format("line {}, column {}: invalid JSON: {}", line, col, what)});
-  } catch (const nlohmann::json::out_of_range&) {
-    // The only out_of_range the parser raises: a number too large for a double.
-    return gpuadvisor::unexpected(
-        Diagnostic{file, "", "invalid JSON: a number is too large (beyond about 1.8e308)"});
-  }
-}
-
-gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    return gpuadvisor::unexpected(
-        Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
-  }
-  if (S_ISDIR(st.st_mode)) {
-    return gpuadvisor::unexpected(Diagnostic{path, "", "is a directory; expected a JSON file"});
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return gpuadvisor::unexpected(Diagnostic{path, "", "is not a regular file; expected a JSON file"});
-  }
-  if (static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
-    return gpuadvisor::unexpected(Diagnostic{
-        path, "",
-        fmt::format("file is {} bytes; the limit is {} bytes", st.st_size, kMaxInputBytes)});
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return gpuadvisor::unexpected(
-        Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return gpuadvisor::unexpected(Diagnostic{path, "", "read error"});
-  return ss.str();
-}
 
 std::string describe(const nlohmann::json& v) {
   if (v.is_object() || v.is_array()) return type_name(v);
