@@ -201,10 +201,12 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
   k->add_option("--voltage", o->voltage, "Supply voltage (default from --circuit, else 115 V)")
       ->type_name("V");
   k->add_option("--rules", o->rules_file, "Rules file layered over the embedded rules")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty("a rules file"));
   k->add_option("--policy", o->policy,
                 "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(non_empty("a policy name"));
   auto* out = cmd->add_option_group("Ranking and costs", "How builds are ranked and costed");
   out->add_option("--objective", o->objective,
                   "time (default), cost or perf-per-dollar (throughput per dollar)")
