@@ -93,7 +93,7 @@ int run(int argc, char** argv) {
     return print_error("no command given (run 'gpuadvisor --help')");
   } catch (const cli::InputError& e) {
     std::string text;
-    for (const auto& d : e.diags) text += "gpuadvisor: error: " + d.str() + "\n";
+    for (const auto& d : capped(e.diags)) text += "gpuadvisor: error: " + d.str() + "\n";
     (void)cli::write_all(STDERR_FILENO, text);
     return kBadInput;
   } catch (const std::exception& e) {

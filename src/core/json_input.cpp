@@ -57,6 +57,11 @@ std::optional<std::string> suggest(std::string_view word, std::span<const std::s
   std::optional<std::string> best;
   std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a long word (a
+    // pasted blob) costs nothing against short candidates.
+    const std::size_t diff =
+        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (diff >= best_d) continue;
     const std::size_t d = edit_distance(word, c);
     if (d < best_d) {
       best_d = d;
@@ -72,7 +77,10 @@ ObjectReader::ObjectReader(const nlohmann::json& v, std::string path, const std:
   if (v.is_object()) {
     obj_ = &v;
   } else {
-    out_.push_back({file_, path_, fmt::format("expected an object, got {}", describe(v))});
+    if (saturated(out_, file_))
+      count_more(out_);
+    else
+      out_.push_back({file_, path_, fmt::format("expected an object, got {}", describe(v))});
   }
 }
 
@@ -80,8 +88,10 @@ std::string ObjectReader::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
 }
 
-void ObjectReader::error(std::string_view key, std::string message) {
-  out_.push_back({file_, child_path(key), std::move(message)});
+void ObjectReader::error(std::string_view key, std::string_view message) {
+  // Past the cap a problem is only counted: no path or message is built.
+  if (saturated(out_, file_)) return count_more(out_);
+  out_.push_back({file_, child_path(key), std::string(message)});
 }
 
 bool ObjectReader::has(std::string_view key) const {
@@ -90,6 +100,10 @@ bool ObjectReader::has(std::string_view key) const {
 
 const nlohmann::json* ObjectReader::value(std::string_view key, Need need) {
   if (obj_ == nullptr) return nullptr;
+  if (obj_->empty()) {  // nothing for finish() to check (and floods of {} stay cheap)
+    if (need == Need::required) error(key, "missing required field");
+    return nullptr;
+  }
   known_.emplace_back(key);
   auto it = obj_->find(key);
   if (it == obj_->end()) {
@@ -196,6 +210,10 @@ void ObjectReader::finish() {
   for (const auto& [key, v] : obj_->items()) {
     if (key.starts_with("$") || key.starts_with("x-")) continue;
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (saturated(out_, file_)) {
+      count_more(out_);
+      continue;
+    }
     std::string msg = "unknown field";
     if (auto s = suggest(key, known_)) msg += fmt::format("; did you mean \"{}\"?", *s);
     error(key, msg);

@@ -78,8 +78,9 @@ class ObjectReader {
 
   /// Path of a child: "gpus[3]" + "power_w" -> "gpus[3].power_w".
   [[nodiscard]] std::string child_path(std::string_view key) const;
-  /// Records a problem at a key of this object.
-  void error(std::string_view key, std::string message);
+  /// Records a problem at a key of this object (counted only, past
+  /// kMaxDiagnosticsPerFile problems of the file).
+  void error(std::string_view key, std::string_view message);
   /// Reports unknown keys. Keys starting with "$" or "x-" are always allowed.
   void finish();
 
