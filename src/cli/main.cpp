@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 
 namespace {
 
@@ -29,7 +30,10 @@ constexpr int kBadInput = static_cast<int>(gpuadvisor::ExitCode::bad_input);
 /// One line on stderr (nothing more can be done if that write fails: the
 /// exit code still says so).
 int print_error(const std::string& message) {
-  (void)gpuadvisor::cli::write_all(STDERR_FILENO, "gpuadvisor: error: " + message + "\n");
+  (void)gpuadvisor::cli::write_all(
+      STDERR_FILENO, "gpuadvisor: error: " +
+                         gpuadvisor::terminal_safe(message, gpuadvisor::kMaxShownMessageChars) +
+                         "\n");
   return kBadInput;
 }
 
@@ -93,7 +97,7 @@ int run(int argc, char** argv) {
     return print_error("no command given (run 'gpuadvisor --help')");
   } catch (const cli::InputError& e) {
     std::string text;
-    for (const auto& d : capped(e.diags)) text += "gpuadvisor: error: " + d.str() + "\n";
+    for (const auto& d : capped(e.diags)) text += "gpuadvisor: error: " + terminal_line(d) + "\n";
     (void)cli::write_all(STDERR_FILENO, text);
     return kBadInput;
   } catch (const std::exception& e) {

@@ -15,6 +15,7 @@
 
 #include "cli.hpp"
 #include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 
 namespace gpuadvisor::cli {
 namespace {
@@ -144,7 +145,11 @@ void write_stdout(std::string_view text) {
   }
 }
 
-void emit(const Globals& g, std::string_view text) {
+void emit(const Globals& g, std::string_view result) {
+  // Text reports never carry a raw control character from an input, even
+  // one a renderer missed (colours are the only escape codes, on a TTY).
+  const std::string safe = g.format == "text" ? terminal_report(result, g.color) : std::string();
+  const std::string_view text = g.format == "text" ? std::string_view(safe) : result;
   if (!g.output || *g.output == "-") return write_stdout(text);
   const std::string& target = *g.output;
   struct stat st {};
