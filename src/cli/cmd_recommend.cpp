@@ -97,7 +97,7 @@ search::Request to_request(const RecommendOptions& o) {
     diags.push_back({"--budget", "", "required: the most the build may cost, e.g. 20000 or 20k"});
   } else if (auto money = parse_money(*o.budget); !money) {
     diags.push_back({"--budget", "", money.error()});
-  } else if (!(*money > 0) || *money > 1e9) {
+  } else if (!(*money >= 1) || *money > 1e9) {
     diags.push_back(
         {"--budget", "",
          fmt::format("expected an amount from $1 to $1,000,000,000, got \"{}\"", *o.budget)});

@@ -167,6 +167,17 @@ TEST_CASE("absurd flag values are input errors, never silly numbers", "[hostile]
        "--batch-size: expected an integer from 1 to 65536, got -1"},
       {{"estimate", "--model-size", "7B", "--gpus", "0"},
        "--gpus: expected an integer from 1 to 100000, got 0"},
+      // Ranges that keep every result finite and printable.
+      {{"estimate", "--model", "llama-3-8b", "--mfu", "5e-324"},
+       "--mfu: expected a utilisation from 0.001 to 1 (0.4 = 40 %), got 5e-324"},
+      {{"estimate", "--model", "llama-3-8b", "--mfu", "1e-300"},
+       "--mfu: expected a utilisation from 0.001 to 1 (0.4 = 40 %), got 1e-300"},
+      {{"estimate", "--model", "llama-3-8b", "--epochs", "5e-324", "--dataset-tokens", "1B"},
+       "--epochs: expected a number from 0.01 to 10000, got 5e-324"},
+      {{"recommend", "--budget", "5e-324", "--model-size", "7B"},
+       "--budget: expected an amount from $1 to $1,000,000,000, got \"5e-324\""},
+      {{"recommend", "--budget", "0.99", "--model-size", "7B"},
+       "--budget: expected an amount from $1 to $1,000,000,000, got \"0.99\""},
   };
   for (const auto& c : cases) {
     INFO(c.args[0] << " " << c.args[1] << " " << c.args[2]);
