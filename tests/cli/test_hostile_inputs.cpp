@@ -184,3 +184,29 @@ TEST_CASE("absurd flag values are input errors, never silly numbers", "[hostile]
     require_input_error(run(c.args), c.message);
   }
 }
+
+TEST_CASE("duplicate keys and NUL bytes are located errors; a BOM is skipped", "[hostile]") {
+  const auto dup = scratch("dup.json", "{\"schema_version\": 1,\n  \"schema_version\": 2}");
+  require_input_error(run({"--catalog", dup, "catalog", "list"}),
+                      dup +
+                          ": schema_version: line 2, column 3: duplicate key \"schema_version\"; a "
+                          "key may appear once in an object");
+  const auto nul = scratch("nul.json", std::string("{\"schema_version\": 1}\0{\"gpus\": 5}", 34));
+  require_input_error(run({"check", nul}),
+                      nul +
+                          ": line 1, column 22: invalid JSON: a NUL byte (JSON text cannot "
+                          "contain one)");
+  // The same spec with a byte order mark: the same findings at the same lines
+  // and columns (not all at 1:1).
+  std::ifstream in(gpuadvisor::test::source("examples/4090-workstation.json"), std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto plain = scratch("plain.json", text);
+  const auto bom = scratch("bom.json", "\xEF\xBB\xBF" + text);
+  auto with_bom = run({"check", bom}).out;
+  const auto without = run({"check", plain}).out;
+  REQUIRE(without.find(plain + ":") != std::string::npos);
+  for (std::size_t at; (at = with_bom.find(bom)) != std::string::npos;) {
+    with_bom.replace(at, bom.size(), plain);
+  }
+  CHECK(with_bom == without);
+}
