@@ -210,3 +210,22 @@ TEST_CASE("duplicate keys and NUL bytes are located errors; a BOM is skipped", "
   }
   CHECK(with_bom == without);
 }
+
+TEST_CASE("an overlay that changes an architecture's vendor is rejected at the overlay",
+          "[hostile]") {
+  // Volta GPUs of the embedded catalog are NVIDIA; the overlay makes Volta AMD.
+  const auto f = scratch("vendor.json", R"({"schema_version": 1, "architectures": [
+    {"id": "volta", "vendor": "amd", "stack": "rocm", "compute_capability": "7.0",
+     "min_stack_version": "9.0", "max_stack_version": "12.9", "bf16": false, "fp8": false,
+     "sources": ["S5"]}]})");
+  const auto r = run({"--catalog", f, "catalog", "list"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.starts_with("gpuadvisor: error: " + f +
+                          ": architectures[0].vendor: architecture \"volta\" is amd here, but GPU "
+                          "\"v100-16gb-pcie\" on it is nvidia; redefine the GPU too or keep the "
+                          "vendor\n"));
+  // A spec using such a GPU is never blamed for it.
+  CHECK(run({"--catalog", f, "check", "examples/4090-workstation.json"}).err.find("parts.") ==
+        std::string::npos);
+}
