@@ -1,6 +1,6 @@
 #include "gpuadvisor/core/diagnostic.hpp"
 
-#include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -40,12 +40,13 @@ Diagnostics capped(const Diagnostics& diags, std::size_t per_file) {
     std::size_t shown = 0;
     std::size_t hidden = 0;
   };
-  std::vector<Seen> files;  // first-appearance order; few files per run
+  std::vector<Seen> files;  // first-appearance order
+  std::unordered_map<std::string_view, std::size_t> index;
   Diagnostics out;
   for (const auto& d : diags) {
-    auto it =
-        std::find_if(files.begin(), files.end(), [&](const Seen& s) { return s.file == d.file; });
-    if (it == files.end()) it = files.insert(files.end(), Seen{d.file});
+    auto [at, added] = index.try_emplace(d.file, files.size());
+    if (added) files.push_back(Seen{d.file});
+    Seen* it = &files[at->second];
     it->hidden += d.more;
     if (it->shown < per_file) {
       ++it->shown;
