@@ -45,11 +45,12 @@ TEST_CASE("a flood of empty objects keeps only the cap, with an exact count", "[
   std::string text = "[";
   for (int i = 0; i < 10000; ++i) text += i == 0 ? "{}" : ",{}";
   text += "]";
-  const auto doc = parse_json(text, "flood.json");
+  const std::string file = "flood.json";  // ObjectReader keeps a reference to it
+  const auto doc = parse_json(text, file);
   REQUIRE(doc);
   Diagnostics out;
   for (std::size_t i = 0; i < doc->size(); ++i) {
-    ObjectReader r((*doc)[i], index_path("", i), "flood.json", out);
+    ObjectReader r((*doc)[i], index_path("", i), file, out);
     (void)r.string("id");
     (void)r.number("w", 0, 1);
     r.finish();
