@@ -483,10 +483,11 @@ void read_category(ObjectReader& top, std::string_view key, Need need, std::vect
     r.finish();
     const std::string id = key_of(item);
     if (!id.empty() && !seen.insert(id).second) {
-      ctx.diags.push_back({ctx.file, path + (std::is_same_v<T, Source> ? ".key" : ".id"),
-                           fmt::format("duplicate id \"{}\" in {}", id, key)});
+      add(ctx.diags, {ctx.file, path + (std::is_same_v<T, Source> ? ".key" : ".id"),
+                      fmt::format("duplicate id \"{}\" in {}", id, key)});
     }
-    out.push_back(std::move(item));
+    // A document with a problem is rejected whole: keep no parts past one.
+    if (ctx.diags.empty()) out.push_back(std::move(item));
   }
 }
 

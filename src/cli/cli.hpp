@@ -3,6 +3,7 @@
 // writes to stdout/stderr; everything else is in the core library.
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,7 +20,7 @@ namespace gpuadvisor::cli {
 struct Globals {
   std::vector<std::string> catalogs;  ///< --catalog FILE, in order
   std::string format = "text";        ///< --format
-  std::string output;                 ///< --output FILE ("" = stdout)
+  std::optional<std::string> output;  ///< --output FILE (unset or "-": stdout)
   bool color = false;                 ///< stdout is a TTY, NO_COLOR unset, text format
 };
 
@@ -58,9 +59,23 @@ CLI::Option* add_region_option(CLI::App* cmd, std::string& region);
 void require_format(const Globals& g, std::string_view command,
                     std::initializer_list<std::string_view> allowed);
 
-/// Writes a command's result to stdout, or atomically to --output FILE
-/// (a temporary file in the same folder, then rename).
+/// Writes a command's result to stdout, or to --output FILE: a regular file
+/// is replaced atomically (a temporary file with a random name beside it,
+/// fsync, rename); a character device or FIFO is written to directly; an
+/// input file of this run is refused. Failures throw InputError.
 void emit(const Globals& g, std::string_view text);
+
+/// Writes all of `text` to `fd`; 0, or the errno of the failed write.
+[[nodiscard]] int write_all(int fd, std::string_view text);
+/// Writes to stdout; a failed or short write throws InputError.
+void write_stdout(std::string_view text);
+/// Run first in main: keeps descriptors 0-2 from being reused if the caller
+/// closed them, and removes emit()'s temporary file on SIGINT, SIGTERM and
+/// SIGHUP before the signal ends the process.
+void install_output_guards();
+
+/// A CLI11 check that rejects an empty value ("expected WHAT, got an empty string").
+[[nodiscard]] CLI::Validator non_empty(std::string what);
 
 /// ANSI styling, only when g.color is set.
 [[nodiscard]] std::string bold(const Globals& g, std::string_view s);

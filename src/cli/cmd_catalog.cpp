@@ -89,7 +89,7 @@ ExitCode run_validate(const Globals& g, const CatalogOptions& o) {
     if (c) {
       text += fmt::format("{}: ok\n", file);
     } else {
-      for (const auto& d : c.error()) {
+      for (const auto& d : capped(c.error())) {
         entry["problems"].push_back({{"file", d.file}, {"path", d.path}, {"message", d.message}});
       }
       all.insert(all.end(), c.error().begin(), c.error().end());

@@ -87,10 +87,12 @@ Exit codes: 0 no errors (with --strict: no warnings either), 1 a rule fails,
   cmd->add_flag("--strict", opts->strict, "Fail on warnings too");
   cmd->add_option("--rules", opts->rules_file,
                   "Rules file layered over the embedded rules (see 'gpuadvisor rules')")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty("a rules file"));
   cmd->add_option("--policy", opts->policy,
                   "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(non_empty("a policy name"));
   add_region_option(cmd, opts->region);
   r.add(cmd, [&g, opts] { return run_check(g, *opts); });
 }

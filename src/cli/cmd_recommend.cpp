@@ -98,7 +98,7 @@ search::Request to_request(const RecommendOptions& o) {
     diags.push_back({"--budget", "", "required: the most the build may cost, e.g. 20000 or 20k"});
   } else if (auto money = parse_money(*o.budget); !money) {
     diags.push_back({"--budget", "", money.error()});
-  } else if (!(*money > 0) || *money > 1e9) {
+  } else if (!(*money >= 1) || *money > 1e9) {
     diags.push_back(
         {"--budget", "",
          fmt::format("expected an amount from $1 to $1,000,000,000, got \"{}\"", *o.budget)});
@@ -206,10 +206,12 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
       ->type_name("V");
   add_region_option(k, o->region);
   k->add_option("--rules", o->rules_file, "Rules file layered over the embedded rules")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty("a rules file"));
   k->add_option("--policy", o->policy,
                 "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(non_empty("a policy name"));
   auto* out = cmd->add_option_group("Ranking and costs", "How builds are ranked and costed");
   out->add_option("--objective", o->objective,
                   "time (default), cost or perf-per-dollar (throughput per dollar)")

@@ -37,10 +37,12 @@ Examples:
   gpuadvisor rules --policy conservative
   gpuadvisor rules --rules our-rules.json --format json)");
   cmd->add_option("--rules", opts->rules_file, "Rules file layered over the embedded rules")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty("a rules file"));
   cmd->add_option("--policy", opts->policy,
                   "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(non_empty("a policy name"));
   r.add(cmd, [&g, opts] { return run_rules(g, *opts); });
 }
 

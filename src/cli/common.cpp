@@ -1,9 +1,3 @@
-#include <unistd.h>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <iostream>
-
 #include <fmt/format.h>
 
 #include "cli.hpp"
@@ -26,26 +20,12 @@ void require_format(const Globals& g, std::string_view command,
                                           g.format, fmt::join(allowed, " or "))});
 }
 
-void emit(const Globals& g, std::string_view text) {
-  if (g.output.empty()) {
-    std::cout << text << std::flush;
-    return;
-  }
-  // Same folder as the target so that rename() is atomic; never leaves a
-  // half-written file under the target's name.
-  const std::string tmp = fmt::format("{}.tmp.{}", g.output, ::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    throw InputError(
-        Diagnostic{g.output, "", fmt::format("cannot write: {}", std::strerror(errno))});
-  }
-  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !closed || std::rename(tmp.c_str(), g.output.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw InputError(Diagnostic{g.output, "", fmt::format("cannot write: {}", std::strerror(err))});
-  }
+CLI::Validator non_empty(std::string what) {
+  return {[what](std::string& value) {
+            return value.empty() ? fmt::format("expected {}, got an empty string", what)
+                                 : std::string();
+          },
+          "", "non-empty"};
 }
 
 namespace {

@@ -1,59 +1,14 @@
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/suggest.hpp"
 
-#include <sys/stat.h>
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 namespace gpuadvisor {
 namespace {
-
-/// Line and column (1-based) of a byte offset.
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  std::size_t line = 1;
-  std::size_t col = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-/// Deepest nesting of arrays/objects, scanning outside strings. Stops early
-/// past the limit, so a hostile input costs at most one pass.
-std::optional<std::size_t> too_deep_at(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return i;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
 
 std::string type_name(const nlohmann::json& v) {
   switch (v.type()) {
@@ -88,75 +43,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
-                                                            const std::string& file) {
-  if (text.size() > kMaxInputBytes) {
-    return gpuadvisor::unexpected(Diagnostic{
-        file, "",
-        fmt::format("file is {} bytes; the limit is {} bytes", text.size(), kMaxInputBytes)});
-  }
-  if (auto at = too_deep_at(text)) {
-    auto [line, col] = line_column(text, *at);
-    return gpuadvisor::unexpected(
-        Diagnostic{file, "",
-                   fmt::format("line {}, column {}: JSON nested deeper than {} levels", line, col,
-                               kMaxJsonDepth)});
-  }
-  try {
-    return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1,
-    // column 5: EXPLANATION; last read: 'BYTES'". Keep the explanation only:
-    // position comes from e.byte, and the raw bytes may not be valid UTF-8.
-    std::string what = e.what();
-    if (auto col = what.find("column "); col != std::string::npos) {
-      if (auto pos = what.find(": ", col); pos != std::string::npos) what = what.substr(pos + 2);
-    }
-    if (auto last = what.find("; last read:"); last != std::string::npos) what.resize(last);
-    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    auto [line, col] = line_column(text, offset);
-    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-      return gpuadvisor::unexpected(
-          Diagnostic{file, "", "file is empty; expected a JSON document"});
-    }
-    return gpuadvisor::unexpected(
-        Diagnostic{file, "", fmt::format("line {}, column {}: invalid JSON: {}", line, col, what)});
-  } catch (const nlohmann::json::out_of_range&) {
-    // The only out_of_range the parser raises: a number too large for a double.
-    return gpuadvisor::unexpected(
-        Diagnostic{file, "", "invalid JSON: a number is too large (beyond about 1.8e308)"});
-  }
-}
-
-gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    return gpuadvisor::unexpected(
-        Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
-  }
-  if (S_ISDIR(st.st_mode)) {
-    return gpuadvisor::unexpected(Diagnostic{path, "", "is a directory; expected a JSON file"});
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return gpuadvisor::unexpected(
-        Diagnostic{path, "", "is not a regular file; expected a JSON file"});
-  }
-  if (static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
-    return gpuadvisor::unexpected(Diagnostic{
-        path, "",
-        fmt::format("file is {} bytes; the limit is {} bytes", st.st_size, kMaxInputBytes)});
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return gpuadvisor::unexpected(
-        Diagnostic{path, "", fmt::format("cannot open: {}", std::strerror(errno))});
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return gpuadvisor::unexpected(Diagnostic{path, "", "read error"});
-  return ss.str();
-}
-
 std::string describe(const nlohmann::json& v) {
   if (v.is_object() || v.is_array()) return type_name(v);
   std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -172,6 +58,11 @@ std::optional<std::string> suggest(std::string_view word, std::span<const std::s
   std::optional<std::string> best;
   std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a long word (a
+    // pasted blob) costs nothing against short candidates.
+    const std::size_t diff =
+        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (diff >= best_d) continue;
     const std::size_t d = edit_distance(word, c);
     if (d < best_d) {
       best_d = d;
@@ -187,7 +78,10 @@ ObjectReader::ObjectReader(const nlohmann::json& v, std::string path, const std:
   if (v.is_object()) {
     obj_ = &v;
   } else {
-    out_.push_back({file_, path_, fmt::format("expected an object, got {}", describe(v))});
+    if (saturated(out_, file_))
+      count_more(out_);
+    else
+      out_.push_back({file_, path_, fmt::format("expected an object, got {}", describe(v))});
   }
 }
 
@@ -195,8 +89,10 @@ std::string ObjectReader::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
 }
 
-void ObjectReader::error(std::string_view key, std::string message) {
-  out_.push_back({file_, child_path(key), std::move(message)});
+void ObjectReader::error(std::string_view key, std::string_view message) {
+  // Past the cap a problem is only counted: no path or message is built.
+  if (saturated(out_, file_)) return count_more(out_);
+  out_.push_back({file_, child_path(key), std::string(message)});
 }
 
 bool ObjectReader::has(std::string_view key) const {
@@ -205,6 +101,10 @@ bool ObjectReader::has(std::string_view key) const {
 
 const nlohmann::json* ObjectReader::value(std::string_view key, Need need) {
   if (obj_ == nullptr) return nullptr;
+  if (obj_->empty()) {  // nothing for finish() to check (and floods of {} stay cheap)
+    if (need == Need::required) error(key, "missing required field");
+    return nullptr;
+  }
   known_.emplace_back(key);
   auto it = obj_->find(key);
   if (it == obj_->end()) {
@@ -311,6 +211,10 @@ void ObjectReader::finish() {
   for (const auto& [key, v] : obj_->items()) {
     if (key.starts_with("$") || key.starts_with("x-")) continue;
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (saturated(out_, file_)) {
+      count_more(out_);
+      continue;
+    }
     std::string msg = "unknown field";
     msg += did_you_mean(key, known_);
     error(key, msg);

@@ -1,4 +1,5 @@
 #include "gpuadvisor/report/catalog_report.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 
 #include <set>
 #include <type_traits>
@@ -222,7 +223,7 @@ std::string catalog_list_text(const Catalog& c, const std::vector<std::string_vi
     out += fmt::format("{} ({})\n", key, category_size(c, key));
     if (key == "sources" || key == "architectures") {
       for (const auto& item : catalog::category_to_json(c, key)) {
-        out += "  " + item.dump() + "\n";
+        out += "  " + terminal_safe(item.dump(), kUncapped) + "\n";
       }
     } else {
       out += category_table(c, key);
@@ -289,8 +290,8 @@ ojson catalog_show_json(const Catalog& c, const PartRef& ref) {
 std::string catalog_show_text(const Catalog& c, const PartRef& ref) {
   const ojson j = catalog_show_json(c, ref);
   const ojson& part = j["part"];
-  std::string out =
-      fmt::format("{} ({}, {})\n", part.value("name", ""), part.value("id", ""), ref.category);
+  std::string out = fmt::format("{} ({}, {})\n", terminal_safe(part.value("name", "")),
+                                terminal_safe(part.value("id", "")), ref.category);
   std::function<void(const ojson&, const std::string&)> walk = [&](const ojson& obj,
                                                                    const std::string& prefix) {
     for (const auto& [k, v] : obj.items()) {
@@ -299,7 +300,7 @@ std::string catalog_show_text(const Catalog& c, const PartRef& ref) {
         walk(v, prefix + k + ".");
       } else {
         const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-        out += fmt::format("  {:<26} {}\n", prefix + k, text);
+        out += fmt::format("  {:<26} {}\n", terminal_safe(prefix + k), terminal_safe(text));
       }
     }
   };
@@ -307,8 +308,8 @@ std::string catalog_show_text(const Catalog& c, const PartRef& ref) {
   if (!j["sources"].empty()) {
     out += "sources:\n";
     for (const auto& s : j["sources"]) {
-      out += fmt::format("  [{}] {}\n       {}\n", s.value("key", ""), s.value("title", ""),
-                         s.value("url", ""));
+      out += fmt::format("  [{}] {}\n       {}\n", terminal_safe(s.value("key", "")),
+                         terminal_safe(s.value("title", "")), terminal_safe(s.value("url", "")));
     }
   }
   return out;

@@ -49,7 +49,7 @@ ojson spec_json(const rules::SpecResult& s, bool strict) {
     j["metrics"] = nullptr;
   }
   j["problems"] = ojson::array();
-  for (const auto& d : s.errors) {
+  for (const auto& d : capped(s.errors)) {
     j["problems"].push_back({{"file", d.file}, {"path", d.path}, {"message", d.message}});
   }
   j["findings"] = ojson::array();

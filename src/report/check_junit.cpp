@@ -77,7 +77,7 @@ std::string check_junit(const CheckReport& r, const rules::RuleSet& rs) {
     int errors = 0;
     if (!s.usable()) {
       std::string text;
-      for (const auto& d : s.errors) text += d.str() + "\n";
+      for (const auto& d : capped(s.errors)) text += d.str() + "\n";
       const std::string first = s.errors.empty() ? "" : s.errors.front().str();
       cases.push_back({"spec is usable",
                        fmt::format("      <error message=\"{}\" type=\"input\">{}</error>\n",

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 
 namespace gpuadvisor::report {
@@ -43,7 +44,7 @@ std::string param_text(const rules::ParamView& p) {
 std::string rules_text(const rules::RuleSet& rs) {
   std::string out;
   const rules::Policy* active = rs.find_policy(rs.policy);
-  out += fmt::format("Policy in force: {}", rs.policy);
+  out += fmt::format("Policy in force: {}", terminal_safe(rs.policy));
   if (active != nullptr) out += fmt::format(" ({})", active->description);
   out += "\n";
   for (const auto& p : rs.policies) {
@@ -54,8 +55,8 @@ std::string rules_text(const rules::RuleSet& rs) {
       }
     }
     const std::string line =
-        fmt::format("{} {}: {}; sets {}. Source: {}", p.name == rs.policy ? "*" : "-", p.name,
-                    p.description, fmt::join(sets, ", "), p.source);
+        fmt::format("{} {}: {}; sets {}. Source: {}", p.name == rs.policy ? "*" : "-",
+                    terminal_safe(p.name), p.description, fmt::join(sets, ", "), p.source);
     out += "  " + wrap_text(line, kWidth, 2, 6) + "\n";
   }
   out +=
@@ -70,7 +71,7 @@ std::string rules_text(const rules::RuleSet& rs) {
     }
     std::string sev(rules::to_string(r.severity));
     if (!r.enabled) sev = "disabled";
-    out += fmt::format("  {:<8} {:<8} {}\n", r.id, sev, r.title);
+    out += fmt::format("  {:<8} {:<8} {}\n", terminal_safe(r.id), sev, terminal_safe(r.title));
     const std::string pad(20, ' ');
     out += pad + wrap_text(r.rationale, kWidth, 20, 20) + "\n";
     const auto params = rs.parameters(r.id);
@@ -103,7 +104,7 @@ std::string rules_text(const rules::RuleSet& rs) {
                           fmt::join(versions, " and "), versions.size() > 1 ? "s" : "",
                           fmt::join(ccs, ", "));
     }
-    out += fmt::format("  {:<14}{}\n", f.id, wrap_text(rest, kWidth, 16, 16));
+    out += fmt::format("  {:<14}{}\n", terminal_safe(f.id), wrap_text(rest, kWidth, 16, 16));
   }
   return out;
 }

@@ -79,7 +79,7 @@ nlohmann::ordered_json check_sarif(const CheckReport& r, const rules::RuleSet& r
   for (std::size_t a = 0; a < r.specs.size(); ++a) {
     const auto& s = r.specs[a];
     artifacts.push_back({{"location", {{"uri", uri(s.file)}}}});
-    for (const auto& d : s.errors) {
+    for (const auto& d : capped(s.errors)) {
       ojson n;
       n["level"] = "error";
       n["message"] = {

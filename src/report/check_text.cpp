@@ -1,6 +1,7 @@
 // `check --format text`: compiler-style findings, 100 columns.
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 
@@ -41,18 +42,19 @@ void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
                   const TextStyle& st) {
   const auto& f = s.evaluation.findings[i];
   const auto pos = i < s.positions.size() ? s.positions[i] : rules::TextPosition{};
-  std::string head = fmt::format("{}: {}", s.file, styled_label(f, st));
+  std::string head = fmt::format("{}: {}", terminal_safe(s.file), styled_label(f, st));
   if (f.waived) head += " (waived)";
-  out += fmt::format("{}: {}\n", head, st.bold(f.title));
+  out += fmt::format("{}: {}\n", head, st.bold(terminal_safe(f.title)));
   if (pos.line > 0) {
-    out += fmt::format("  --> {}:{}:{}{}\n", s.file, pos.line, pos.column,
-                       f.path.empty() ? "" : fmt::format(" ({})", f.path));
+    out += fmt::format("  --> {}:{}:{}{}\n", terminal_safe(s.file), pos.line, pos.column,
+                       f.path.empty() ? "" : fmt::format(" ({})", terminal_safe(f.path)));
   } else if (!f.path.empty()) {
-    out += fmt::format("  --> {} ({})\n", s.file, f.path);
+    out += fmt::format("  --> {} ({})\n", terminal_safe(s.file), terminal_safe(f.path));
   }
   out += "  " + wrap_text(f.message, kWidth, 2, 2) + "\n";
   if (!f.measured.text.empty() || !f.limit.text.empty()) {
-    out += fmt::format("  measured: {}   limit: {}\n", f.measured.text, f.limit.text);
+    out += fmt::format("  measured: {}   limit: {}\n", terminal_safe(f.measured.text),
+                       terminal_safe(f.limit.text));
   }
   if (!f.fix.empty()) out += "  fix: " + wrap_text(f.fix, kWidth, 7, 7) + "\n";
   if (f.waived) out += "  waived: " + wrap_text(f.waiver_reason, kWidth, 10, 10) + "\n";
@@ -97,6 +99,9 @@ bool CheckReport::passed() const {
 
 std::string wrap_text(std::string_view text, std::size_t width, std::size_t first,
                       std::size_t indent) {
+  // Wrapped text is prose with values from inputs in it: escaped, not cut.
+  const std::string safe = terminal_safe(text, kUncapped);
+  text = safe;
   std::string out;
   std::size_t col = first;
   bool line_start = true;
@@ -146,14 +151,16 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
   for (const auto& s : r.specs) {
     if (!s.usable()) {
       ++unusable;
-      out += fmt::format("{}: {}: the spec is unusable ({}; see the errors)\n", s.file,
-                         st.error("error"), plural(static_cast<int>(s.errors.size()), "problem"));
+      out +=
+          fmt::format("{}: {}: the spec is unusable ({}; see the errors)\n", terminal_safe(s.file),
+                      st.error("error"), plural(static_cast<int>(s.errors.size()), "problem"));
       continue;
     }
     for (std::size_t i = 0; i < s.evaluation.findings.size(); ++i) finding_text(out, s, i, st);
     for (const auto& w : s.unused_waivers) {
-      out += fmt::format("{}: {}: the waiver of {} ({}) matches no finding; remove it\n", s.file,
-                         st.note("note"), w.rule, w.path);
+      out += fmt::format("{}: {}: the waiver of {} ({}) matches no finding; remove it\n",
+                         terminal_safe(s.file), st.note("note"), terminal_safe(w.rule),
+                         terminal_safe(w.path));
     }
     out += metrics_text(s.metrics);
     const auto c = s.counts();
@@ -174,10 +181,10 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
     if (c.notes > 0) parts.push_back(plural(c.notes, "note"));
     const bool fail = s.failed(r.strict);
     const std::string verdict = fail ? st.error("FAILED") : st.ok("passed");
-    out += fmt::format("{}: {} \"{}\"\n  {}{} of {} checked rules clean ({} policy{})\n", s.file,
-                       verdict, s.name,
+    out += fmt::format("{}: {} \"{}\"\n  {}{} of {} checked rules clean ({} policy{})\n",
+                       terminal_safe(s.file), verdict, terminal_safe(s.name),
                        parts.empty() ? "" : fmt::format("{}; ", fmt::join(parts, ", ")), clean,
-                       checked, rs.policy, r.strict ? ", strict" : "");
+                       checked, terminal_safe(rs.policy), r.strict ? ", strict" : "");
     if (fail)
       ++failed;
     else

@@ -1,4 +1,5 @@
 #include "gpuadvisor/report/estimate_report.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 
 #include <cmath>
 
@@ -200,7 +201,7 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
   const auto& w = e.workload;
   std::string out;
   if (e.gpu) {
-    out += fmt::format("Memory per GPU on {} ({} usable)\n", e.gpu->id,
+    out += fmt::format("Memory per GPU on {} ({} usable)\n", terminal_safe(e.gpu->id),
                        format_bytes(available_bytes(*e.gpu)));
   } else {
     out += "Memory per GPU\n";
@@ -300,7 +301,8 @@ std::string estimate_text(const Estimate& e) {
   const auto& w = e.workload;
   const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
   std::string out;
-  std::string head = fmt::format("{}: {}, {}", w.model_name, task_name(w), to_string(w.precision));
+  std::string head =
+      fmt::format("{}: {}, {}", terminal_safe(w.model_name), task_name(w), to_string(w.precision));
   if (w.training()) head += ", " + optimizer_name(w.optimizer);
   head += fmt::format(", {} GPU{}", w.gpus, w.gpus > 1 ? "s" : "");
   if (w.sharding != Sharding::none) head += fmt::format(" ({})", to_string(w.sharding));
@@ -332,12 +334,13 @@ std::string estimate_text(const Estimate& e) {
     out += "\n";
     switch (f.verdict) {
       case Verdict::fits:
-        out += fmt::format("Fit on {}: fits ({} of {})\n", f.gpu, format_bytes(f.per_gpu_bytes),
-                           format_bytes(f.available_bytes));
+        out += fmt::format("Fit on {}: fits ({} of {})\n", terminal_safe(f.gpu),
+                           format_bytes(f.per_gpu_bytes), format_bytes(f.available_bytes));
         break;
       case Verdict::fits_with_changes:
-        out += fmt::format("Fit on {}: fits with changes ({} needed, {} usable)\n", f.gpu,
-                           format_bytes(f.per_gpu_bytes), format_bytes(f.available_bytes));
+        out += fmt::format("Fit on {}: fits with changes ({} needed, {} usable)\n",
+                           terminal_safe(f.gpu), format_bytes(f.per_gpu_bytes),
+                           format_bytes(f.available_bytes));
         for (std::size_t i = 0; i < f.changes.size(); ++i) {
           out += wrap(fmt::format("  {}. ", i + 1),
                       fmt::format("{} -> {} per GPU", f.changes[i].description,
@@ -347,13 +350,13 @@ std::string estimate_text(const Estimate& e) {
         }
         break;
       case Verdict::does_not_fit:
-        out += fmt::format("Fit on {}: does not fit\n", f.gpu);
+        out += fmt::format("Fit on {}: does not fit\n", terminal_safe(f.gpu));
         out += wrap("  ", f.reason, 96, 2) + "\n";
         break;
     }
-    out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, f.gpu,
+    out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, terminal_safe(f.gpu),
                        f.verdict == Verdict::fits ? "" : " (as given)");
-    out += compute_lines(w, row.compute, f.gpu, w.gpus);
+    out += compute_lines(w, row.compute, terminal_safe(f.gpu), w.gpus);
     if (row.with_changes) {
       out +=
           fmt::format("  {:<14}{} at {} ({} MFU)\n", "with changes", time_line(*row.with_changes),

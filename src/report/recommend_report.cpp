@@ -1,5 +1,6 @@
 // Rendering of `recommend`: text, JSON and the build specs.
 #include "gpuadvisor/report/recommend_report.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 
 #include <cmath>
 
@@ -45,8 +46,8 @@ std::string truncated(const std::string& s, std::size_t width) {
 }
 
 std::string workload_text(const workload::Workload& w) {
-  std::string s = fmt::format("{}, {}, {}", w.model_name, workload::to_string(w.task),
-                              workload::to_string(w.precision));
+  std::string s = fmt::format("{}, {}, {}", terminal_safe(w.model_name),
+                              workload::to_string(w.task), workload::to_string(w.precision));
   if (w.training()) s += fmt::format(", {}", workload::to_string(w.optimizer));
   if (w.arch.kind == catalog::ModelKind::transformer) {
     s += fmt::format(", micro-batch {} x {} tokens", w.batch_size, w.seq_len);
@@ -178,23 +179,23 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                        std::string_view rank) {
   const auto& c = b.candidate;
   std::string out;
-  out +=
-      st.bold(fmt::format("{}  {}x {}   {}   {} to {}", rank, c.choice.gpus, c.choice.gpu->name,
-                          usd(search::to_usd(c.price)), format_duration_hours(b.compute.time_hours),
-                          b.plan->workload.training() ? "train" : "run"));
+  out += st.bold(fmt::format("{}  {}x {}   {}   {} to {}", rank, c.choice.gpus,
+                             terminal_safe(c.choice.gpu->name), usd(search::to_usd(c.price)),
+                             format_duration_hours(b.compute.time_hours),
+                             b.plan->workload.training() ? "train" : "run"));
   out += "\n";
   // Bill of materials: the id column as wide as its widest id, names cut to fit.
   std::size_t idw = 2;
-  for (const auto& l : b.bom) idw = std::max(idw, l.id.size());
+  for (const auto& l : b.bom) idw = std::max(idw, terminal_safe(l.id).size());
   const std::size_t prefix = 4 + 11 + idw + 1 + 3 + 1 + 10 + 1 + 10 + 2;
   const std::size_t namew = kWidth > prefix + 10 ? kWidth - prefix : 10;
   out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}  {}\n", "part", "id", idw, "qty", "unit",
                      "total", "name");
   for (const auto& l : b.bom) {
     const bool inc = !l.note.empty();
-    out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}  {}\n", l.category, l.id, idw, l.count,
-                       inc ? "incl." : usd(l.unit_usd), inc ? "-" : usd(l.total_usd),
-                       truncated(l.name, namew));
+    out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}  {}\n", l.category,
+                       terminal_safe(l.id), idw, l.count, inc ? "incl." : usd(l.unit_usd),
+                       inc ? "-" : usd(l.total_usd), truncated(terminal_safe(l.name), namew));
   }
   out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}\n", "total", "", idw, "", "",
                      usd(search::to_usd(c.price)));

@@ -1,4 +1,5 @@
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 
 #include <algorithm>
 
@@ -12,6 +13,7 @@ std::size_t display_width(const std::string& s) {
 
 void Table::add_row(std::vector<std::string> cells) {
   cells.resize(columns_.size());
+  for (auto& c : cells) c = terminal_safe(c);  // cells hold ids and names from inputs
   rows_.push_back(std::move(cells));
 }
 

@@ -12,6 +12,8 @@ class Scanner {
       : text_(text), out_(out) {}
 
   void run() {
+    // A UTF-8 byte order mark is skipped; columns count after it.
+    if (text_.starts_with("\xEF\xBB\xBF")) i_ = 3;
     skip_ws();
     if (i_ < text_.size()) {
       out_.emplace("", pos());

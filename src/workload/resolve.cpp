@@ -306,9 +306,9 @@ class Resolver {
     const auto seq = ranged("seq_len", in_.seq_len, 1, k::kMaxSeqLen);
     const auto gpus = ranged("gpus", in_.gpus, 1, k::kMaxGpus);
     const auto rank = ranged("lora_rank", in_.lora_rank, 1, k::kMaxLoraRank);
-    if (in_.mfu && (!std::isfinite(*in_.mfu) || *in_.mfu <= 0 || *in_.mfu > 1)) {
-      error("mfu", fmt::format("expected a utilisation above 0 and at most 1 (0.4 = 40 %), got {}",
-                               *in_.mfu));
+    if (in_.mfu && (!std::isfinite(*in_.mfu) || *in_.mfu < k::kMinMfu || *in_.mfu > 1)) {
+      error("mfu", fmt::format("expected a utilisation from {} to 1 (0.4 = 40 %), got {}",
+                               k::kMinMfu, *in_.mfu));
     }
     w_.mfu = in_.mfu;
 
@@ -417,14 +417,18 @@ class Resolver {
               fmt::format("{} and {} go together", flag("epochs"), flag("dataset_tokens")));
         return;
       }
-      if (*in_.epochs <= 0 || *in_.epochs > k::kMaxEpochs || !std::isfinite(*in_.epochs)) {
-        error("epochs", fmt::format("expected a number above 0 and at most {}, got {}",
+      if (*in_.epochs < k::kMinEpochs || *in_.epochs > k::kMaxEpochs ||
+          !std::isfinite(*in_.epochs)) {
+        error("epochs", fmt::format("expected a number from {} to {}, got {}", k::kMinEpochs,
                                     k::kMaxEpochs, *in_.epochs));
         return;
       }
       if (bad("dataset_tokens", *in_.dataset_tokens, 1, k::kMaxTokens)) return;
       w_.tokens = *in_.epochs * *in_.dataset_tokens;
-      if (w_.tokens > k::kMaxTokens) {
+      if (w_.tokens < 1) {
+        error("epochs", fmt::format("{} epochs of {} {} is less than one {}", *in_.epochs,
+                                    count(*in_.dataset_tokens), unit, cnn ? "sample" : "token"));
+      } else if (w_.tokens > k::kMaxTokens) {
         error("epochs", fmt::format("{} epochs of {} {} is {} {}; the limit is {}", *in_.epochs,
                                     count(*in_.dataset_tokens), unit, count(w_.tokens), unit,
                                     count(k::kMaxTokens)));

@@ -167,9 +167,65 @@ TEST_CASE("absurd flag values are input errors, never silly numbers", "[hostile]
        "--batch-size: expected an integer from 1 to 65536, got -1"},
       {{"estimate", "--model-size", "7B", "--gpus", "0"},
        "--gpus: expected an integer from 1 to 100000, got 0"},
+      // Ranges that keep every result finite and printable.
+      {{"estimate", "--model", "llama-3-8b", "--mfu", "5e-324"},
+       "--mfu: expected a utilisation from 0.001 to 1 (0.4 = 40 %), got 5e-324"},
+      {{"estimate", "--model", "llama-3-8b", "--mfu", "1e-300"},
+       "--mfu: expected a utilisation from 0.001 to 1 (0.4 = 40 %), got 1e-300"},
+      {{"estimate", "--model", "llama-3-8b", "--epochs", "5e-324", "--dataset-tokens", "1B"},
+       "--epochs: expected a number from 0.01 to 10000, got 5e-324"},
+      {{"recommend", "--budget", "5e-324", "--model-size", "7B"},
+       "--budget: expected an amount from $1 to $1,000,000,000, got \"5e-324\""},
+      {{"recommend", "--budget", "0.99", "--model-size", "7B"},
+       "--budget: expected an amount from $1 to $1,000,000,000, got \"0.99\""},
   };
   for (const auto& c : cases) {
     INFO(c.args[0] << " " << c.args[1] << " " << c.args[2]);
     require_input_error(run(c.args), c.message);
   }
+}
+
+TEST_CASE("duplicate keys and NUL bytes are located errors; a BOM is skipped", "[hostile]") {
+  const auto dup = scratch("dup.json", "{\"schema_version\": 1,\n  \"schema_version\": 2}");
+  require_input_error(run({"--catalog", dup, "catalog", "list"}),
+                      dup +
+                          ": schema_version: line 2, column 3: duplicate key \"schema_version\"; a "
+                          "key may appear once in an object");
+  const auto nul = scratch("nul.json", std::string("{\"schema_version\": 1}\0{\"gpus\": 5}", 34));
+  require_input_error(run({"check", nul}),
+                      nul +
+                          ": line 1, column 22: invalid JSON: a NUL byte (JSON text cannot "
+                          "contain one)");
+  // The same spec with a byte order mark: the same findings at the same lines
+  // and columns (not all at 1:1).
+  std::ifstream in(gpuadvisor::test::source("examples/4090-workstation.json"), std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto plain = scratch("plain.json", text);
+  const auto bom = scratch("bom.json", "\xEF\xBB\xBF" + text);
+  auto with_bom = run({"check", bom}).out;
+  const auto without = run({"check", plain}).out;
+  REQUIRE(without.find(plain + ":") != std::string::npos);
+  for (std::size_t at; (at = with_bom.find(bom)) != std::string::npos;) {
+    with_bom.replace(at, bom.size(), plain);
+  }
+  CHECK(with_bom == without);
+}
+
+TEST_CASE("an overlay that changes an architecture's vendor is rejected at the overlay",
+          "[hostile]") {
+  // Volta GPUs of the embedded catalog are NVIDIA; the overlay makes Volta AMD.
+  const auto f = scratch("vendor.json", R"({"schema_version": 1, "architectures": [
+    {"id": "volta", "vendor": "amd", "stack": "rocm", "compute_capability": "7.0",
+     "min_stack_version": "9.0", "max_stack_version": "12.9", "bf16": false, "fp8": false,
+     "sources": ["S5"]}]})");
+  const auto r = run({"--catalog", f, "catalog", "list"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.starts_with("gpuadvisor: error: " + f +
+                          ": architectures[0].vendor: architecture \"volta\" is amd here, but GPU "
+                          "\"v100-16gb-pcie\" on it is nvidia; redefine the GPU too or keep the "
+                          "vendor\n"));
+  // A spec using such a GPU is never blamed for it.
+  CHECK(run({"--catalog", f, "check", "examples/4090-workstation.json"}).err.find("parts.") ==
+        std::string::npos);
 }

@@ -20,8 +20,10 @@ std::string source(const std::string& relative) {
   return std::string(GPUADVISOR_SOURCE_DIR) + "/" + relative;
 }
 
-RunResult run(const std::vector<std::string>& args, const std::string& stdin_text,
-              const std::vector<std::string>& env) {
+namespace {
+
+RunResult spawn(const std::vector<std::string>& args, const std::string& stdin_text,
+                const std::vector<std::string>& env, const std::string* stdout_path) {
   std::signal(SIGPIPE, SIG_IGN);  // the child may exit before reading stdin
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
@@ -30,7 +32,12 @@ RunResult run(const std::vector<std::string>& args, const std::string& stdin_tex
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  if (stdout_path == nullptr)
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  else if (stdout_path->empty())
+    posix_spawn_file_actions_addclose(&actions, 1);
+  else
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path->c_str(), O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
     posix_spawn_file_actions_addclose(&actions, fd);
@@ -102,6 +109,17 @@ RunResult run(const std::vector<std::string>& args, const std::string& stdin_tex
   waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+RunResult run(const std::vector<std::string>& args, const std::string& stdin_text,
+              const std::vector<std::string>& env) {
+  return spawn(args, stdin_text, env, nullptr);
+}
+
+RunResult run_with_stdout(const std::vector<std::string>& args, const std::string& stdout_path) {
+  return spawn(args, "", {}, &stdout_path);
 }
 
 }  // namespace gpuadvisor::test

@@ -17,6 +17,10 @@ struct RunResult {
 RunResult run(const std::vector<std::string>& args, const std::string& stdin_text = "",
               const std::vector<std::string>& env = {});
 
+/// Like run(), but with the child's stdout opened on `stdout_path` for
+/// writing (such as /dev/full), or closed when `stdout_path` is empty.
+RunResult run_with_stdout(const std::vector<std::string>& args, const std::string& stdout_path);
+
 /// Absolute path of a file in tests/data.
 std::string data(const std::string& name);
 /// Absolute path of a file in the source tree.

@@ -2,13 +2,13 @@
 /// Reading untrusted JSON: parsing with limits, and a field reader that records
 /// a located diagnostic for every missing, mistyped or out-of-range value.
 #include <cstdint>
-#include "gpuadvisor/core/expected.hpp"
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "gpuadvisor/core/expected.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,10 +22,24 @@ inline constexpr int kMaxJsonDepth = 64;                            ///< nesting
 
 /// Parses JSON text. Errors name the file and the line and column.
 [[nodiscard]] gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
-                                                                   const std::string& file);
+                                                                          const std::string& file);
 
-/// Reads a whole file (regular files only, at most kMaxInputBytes).
-[[nodiscard]] gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path);
+/// Reads a whole file: regular files only, at most `max_bytes`. The file is
+/// opened once and checked on its descriptor; at most max_bytes + 1 bytes are
+/// ever read, whatever its size said.
+[[nodiscard]] gpuadvisor::expected<std::string, Diagnostic> read_file(
+    const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+
+/// A file by identity (device and inode), with the name it was read under.
+struct FileIdentity {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  std::string path;
+};
+
+/// Every file that read_file() has read in this process, in order (so that
+/// --output can refuse to replace one of the inputs).
+[[nodiscard]] std::vector<FileIdentity> files_read();
 
 /// Renders a JSON value briefly for messages: `"450W"`, `-3`, `an object`.
 [[nodiscard]] std::string describe(const nlohmann::json& v);
@@ -64,8 +78,9 @@ class ObjectReader {
 
   /// Path of a child: "gpus[3]" + "power_w" -> "gpus[3].power_w".
   [[nodiscard]] std::string child_path(std::string_view key) const;
-  /// Records a problem at a key of this object.
-  void error(std::string_view key, std::string message);
+  /// Records a problem at a key of this object (counted only, past
+  /// kMaxDiagnosticsPerFile problems of the file).
+  void error(std::string_view key, std::string_view message);
   /// Reports unknown keys. Keys starting with "$" or "x-" are always allowed.
   void finish();
 

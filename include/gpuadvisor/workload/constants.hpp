@@ -124,6 +124,10 @@ inline constexpr std::int64_t kMaxGpus = 100'000;
 inline constexpr std::int64_t kMaxLoraRank = 4096;
 inline constexpr double kMaxTokens = 1e15;
 inline constexpr double kMaxEpochs = 10000;
+/// Lowest values that keep times finite and printable (docs/limits.md):
+/// a utilisation of 0.1 % and a hundredth of an epoch.
+inline constexpr double kMinMfu = 0.001;
+inline constexpr double kMinEpochs = 0.01;
 inline constexpr std::int64_t kMaxLayers = 1000;
 inline constexpr std::int64_t kMaxHidden = 1'000'000;
 inline constexpr std::int64_t kMaxVocab = 10'000'000;

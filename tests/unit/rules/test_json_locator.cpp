@@ -63,3 +63,10 @@ TEST_CASE("the locator survives invalid and empty text", "[rules][locator]") {
   const std::string deep(100000, '[');
   CHECK(JsonLocator(deep).find("") == TextPosition{1, 1});
 }
+
+TEST_CASE("a byte order mark is skipped and columns count after it", "[rules][locator]") {
+  const JsonLocator loc("\xEF\xBB\xBF{\"a\": 1,\n \"b\": {\"c\": 2}}");
+  CHECK(loc.find("") == TextPosition{1, 1});
+  CHECK(loc.find("a") == TextPosition{1, 2});
+  CHECK(loc.find("b.c") == TextPosition{2, 8});
+}

@@ -168,8 +168,21 @@ TEST_CASE("nonsense gets a located error (flags)", "[workload]") {
 
   in = llama();
   in.mfu = 1.5;
-  CHECK(reject(in) ==
-        "--mfu: expected a utilisation above 0 and at most 1 (0.4 = 40 %), got 1.5\n");
+  CHECK(reject(in) == "--mfu: expected a utilisation from 0.001 to 1 (0.4 = 40 %), got 1.5\n");
+
+  in = llama();
+  in.mfu = 5e-324;
+  CHECK(reject(in) == "--mfu: expected a utilisation from 0.001 to 1 (0.4 = 40 %), got 5e-324\n");
+
+  in = llama();
+  in.epochs = 5e-324;
+  in.dataset_tokens = 1e9;
+  CHECK(reject(in) == "--epochs: expected a number from 0.01 to 10000, got 5e-324\n");
+
+  in = llama();
+  in.epochs = 0.5;
+  in.dataset_tokens = 1;
+  CHECK(reject(in) == "--epochs: 0.5 epochs of 1 tokens is less than one token\n");
 
   WorkloadInput shape;
   shape.model_size = 7e9;
