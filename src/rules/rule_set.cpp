@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -480,6 +481,7 @@ gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
     rs.rules.push_back(std::move(info));
   }
   std::string default_policy;
+  std::unordered_map<std::string, std::size_t> framework_index;
   for (const auto& doc : docs) {
     if (!doc.default_policy.empty()) default_policy = doc.default_policy;
     for (const auto& rd : doc.rules) {
@@ -487,13 +489,14 @@ gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
         if (info.id == rd.info.id) merge_info(info, rd);
       }
     }
+    // An id index keeps merging linear in the entries (a search per entry
+    // made rules files with many framework entries quadratic).
     for (const auto& f : doc.frameworks) {
-      auto it = std::find_if(rs.frameworks.begin(), rs.frameworks.end(),
-                             [&](const FrameworkSupport& x) { return x.id == f.id; });
-      if (it != rs.frameworks.end())
-        *it = f;
-      else
+      auto [it, added] = framework_index.emplace(f.id, rs.frameworks.size());
+      if (added)
         rs.frameworks.push_back(f);
+      else
+        rs.frameworks[it->second] = f;
     }
     for (const auto& pd : doc.policies) {
       auto it = std::find_if(rs.policies.begin(), rs.policies.end(),

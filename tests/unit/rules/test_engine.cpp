@@ -577,3 +577,123 @@ TEST_CASE("fails(): unwaived errors, or warnings with strict", "[rules][engine]"
   CHECK_FALSE(fails({e}, true));
   CHECK_FALSE(fails({n}, true));
 }
+
+TEST_CASE("PLAT006: SXM/OAM modules come as whole baseboards", "[rules][engine]") {
+  test::Parts p;
+  Build b = p.hgx_h100();
+  CHECK_FALSE(fires(b, "PLAT006"));
+  b.gpu.count = 4;
+  const auto f = run(b);
+  const Finding* x = find(f, "PLAT006");
+  REQUIRE(x != nullptr);
+  CHECK(x->severity == Severity::error);
+  CHECK(x->message ==
+        "HGX server is sold with a baseboard of 8 GPUs; the build has 4: SXM and OAM modules are "
+        "sold and validated as whole boards");
+  CHECK(x->fix == "use 8 GPUs on this board, or PCIe cards (a PCIe server) for 4 GPUs");
+  CHECK(x->path == "parts.gpu.count");
+  CHECK(status(p.four_4090(), "PLAT006") == RuleStatus::not_applicable);
+}
+
+TEST_CASE("COOL003: every CPU needs a cooler for its socket and power", "[rules][engine]") {
+  test::Parts p;
+  Build b = p.four_4090();
+  CHECK_FALSE(fires(b, "COOL003"));
+  b.cpu_cooler = {};
+  auto f = run(b);
+  const Finding* x = find(f, "COOL003");
+  REQUIRE(x != nullptr);
+  CHECK(x->message ==
+        "Threadripper PRO is sold without a cooler and the build has none: Threadripper PRO "
+        "sustains 350 W (PL2/PPT)");
+  CHECK(x->fix == "add a socket sTR5 cooler rated 350 W or more");
+  catalog::CpuCooler am5 = p.tr5_air;
+  am5.sockets = {"AM5"};
+  am5.max_cpu_w = 250;
+  b.cpu_cooler = {&am5, 1};
+  f = run(b);
+  CHECK(failing(f).size() >= 2);
+  int cool = 0;
+  for (const auto& g : f) cool += g.rule == "COOL003" ? 1 : 0;
+  CHECK(cool == 2);  // wrong socket and too weak
+  // Case fans do not count, but a server's heatsinks do.
+  CHECK(status(p.hgx_h100(), "COOL003") == RuleStatus::not_applicable);
+}
+
+TEST_CASE("PWR006: a PSU without a low-line rating needs 200-240 V", "[rules][engine]") {
+  test::Parts p;
+  catalog::Psu high = p.server3000;
+  high.watts_115v = 0;
+  Build b = p.hgx_h100();
+  b.psu.part = &high;
+  CHECK_FALSE(fires(b, "PWR006"));  // the site is 230 V
+  b.site = {1800, 120, false, 1, "us", ""};
+  const auto f = run(b);
+  const Finding* x = find(f, "PWR006");
+  REQUIRE(x != nullptr);
+  CHECK(x->message ==
+        "3000 W server PSU runs on 200-240 V only (no low-line rating); the site supplies 120 V");
+  CHECK_THAT(x->fix, Contains("NEMA L6-30"));
+}
+
+TEST_CASE("MEM004: every memory channel filled evenly", "[rules][engine]") {
+  test::Parts p;
+  catalog::Cpu xeon = p.xeon;
+  xeon.memory_channels = 8;
+  Build b = p.hgx_h100();
+  b.cpu.part = &xeon;
+  CHECK_FALSE(fires(b, "MEM004"));  // 4 kits x 8 = 32 DIMMs on 16 channels
+  b.memory.count = 1;
+  const auto f = run(b);
+  const Finding* x = find(f, "MEM004");
+  REQUIRE(x != nullptr);
+  CHECK(x->severity == Severity::warning);
+  CHECK(x->message ==
+        "8 DIMMs on 16 memory channels (2x Xeon Platinum x 8): 8 of them stay empty, which cuts "
+        "memory bandwidth");
+}
+
+TEST_CASE("STOR003: drive forms fit the platform's slots and bays", "[rules][engine]") {
+  test::Parts p;
+  catalog::Platform hgx = p.hgx;
+  hgx.nvme_form = "u.2";
+  catalog::Storage m2 = p.nvme_4tb;
+  m2.form = "m.2";
+  Build b = p.hgx_h100();
+  b.platform = &hgx;
+  b.storage = {{&m2, 1}};
+  const auto f = run(b);
+  const Finding* x = find(f, "STOR003");
+  REQUIRE(x != nullptr);
+  CHECK(x->message == "NVMe 4 TB is an m.2 drive; HGX server's NVMe slots are u.2");
+  m2.form = "u.2";
+  CHECK_FALSE(fires(b, "STOR003"));
+}
+
+TEST_CASE("SW004: a declared precision needs the GPU's tensor cores", "[rules][engine]") {
+  test::Parts p;
+  Build b = p.four_4090();
+  auto w = make_workload("gpt2", workload::Task::lora, 1);
+  w.precision = workload::Precision::bf16;
+  w.precision_stated = true;
+  CHECK_FALSE(fires(b, "SW004", {w}));  // Ada has BF16
+  b.architecture = &p.volta;
+  const auto f = run(b, {w});
+  const Finding* x = find(f, "SW004");
+  REQUIRE(x != nullptr);
+  CHECK_THAT(x->message, Contains("runs bf16"));
+  CHECK_THAT(x->message, Contains("has no BF16 tensor cores"));
+  w.precision_stated = false;  // a default the estimate may change to fp16
+  CHECK_FALSE(fires(b, "SW004", {w}));
+}
+
+TEST_CASE("RISK003: passive cards outside server airflow are an error", "[rules][engine]") {
+  test::Parts p;
+  Build b = p.four_4090();
+  b.gpu.part = &p.a100_pcie;
+  const auto f = run(b);
+  const Finding* x = find(f, "RISK003");
+  REQUIRE(x != nullptr);
+  CHECK(x->severity == Severity::error);
+  CHECK_FALSE(fires(p.hgx_h100(), "RISK003"));  // the server's gpu_airflow
+}
