@@ -52,6 +52,9 @@ TEST_CASE("each broken example fails its rule group with exit 1", "[cli][check]"
       {"broken-vram", {"VRAM001"}},
       {"broken-software-volta-cuda13", {"SW002", "SW003"}},
       {"broken-software-mi300x-cuda", {"SW001"}},
+      {"broken-baseboard", {"PLAT006"}},
+      {"broken-cpu-cooler", {"COOL003", "COOL003"}},  // wrong socket, too weak for 350 W
+      {"broken-mains", {"PWR003"}},                   // the US default outlet
   };
   for (const auto& c : cases) {
     INFO(c.name);
@@ -236,4 +239,22 @@ TEST_CASE("check output is deterministic, colourless off a terminal, and --outpu
   ss << in.rdbuf();
   CHECK(ss.str().rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0) == 0);
   std::filesystem::remove(out);
+}
+
+TEST_CASE("check --region sets the default outlet of towers without a circuit", "[cli][check]") {
+  // 2,570 W at the wall: over a US 15 A outlet (1,440 W) and a Chinese
+  // 10 A one (1,760 W), within a European 16 A Schuko outlet (2,944 W).
+  auto us = run({"check", example("broken-mains")});
+  CHECK(us.exit_code == 1);
+  CHECK_THAT(us.out, Contains("assumed: one United States NEMA 5-15 outlet"));
+  CHECK(run({"check", example("broken-mains"), "--region", "eu"}).exit_code == 0);
+  auto cn = run({"check", example("broken-mains"), "--region", "cn"});
+  CHECK(cn.exit_code == 1);
+  CHECK_THAT(cn.out, Contains("fix: use one GB 1002 16 A outlet (220 V / 16 A, air-conditioner "
+                              "socket) circuit (2,816 W"));
+  auto bad = run({"check", example("broken-mains"), "--region", "mars"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err ==
+        "gpuadvisor: error: --region: expected one of us, eu, uk, cn, jp, got \"mars\"\n");
 }
