@@ -608,21 +608,30 @@ struct Searcher::Impl {
 
   /// PSU sets for a platform (and n GPUs of g), by efficiency: those that
   /// pass the rules a platform, its GPUs and its PSUs decide.
+  ///
+  /// Without a GPU (platform lower bounds) only the rules a PSU decides on
+  /// its own apply: a superset of the true table, so its cheapest set is a
+  /// lower bound, and one table serves every platform with the same bays.
   const PsuTable& psu_table(const PlatInfo& info, const Gpu* g, int n) {
     const Platform& pl = *info.p;
-    const std::string gpu =
-        g != nullptr ? Key()(g->power_connector, g->power_connector_count, g->power_w, n).str()
-                     : std::string();
+    const bool bound_only = g == nullptr;
+    const std::string part = bound_only ? std::string()
+                                        : Key()(g->power_connector, g->power_connector_count,
+                                                g->power_w, n, pl.base_power_w, pl.psu_form,
+                                                pl.max_psu_w, pl.eps_inputs, pl.validated_power)
+                                              .str();
     const std::string key =
-        Key()(static_cast<int>(pl.kind), pl.psu_form, pl.max_psu_w, pl.psu_bays, pl.base_power_w,
+        Key()(static_cast<int>(pl.kind), pl.psu_bays,
               info.included != nullptr ? info.included->id : std::string(), info.included_count,
-              gpu)
+              pl.included_psu ? pl.included_psu->redundant : 0, part)
             .str();
     auto it = psu_tables.find(key);
     if (it != psu_tables.end()) return it->second;
 
     rules::Build b = partial(pl, g, n);
-    const rules::Parts chosen = with_gpu(g, rules::part::platform | rules::part::psu);
+    if (bound_only) b.platform = nullptr;
+    const rules::Parts chosen =
+        bound_only ? rules::part::psu : with_gpu(g, rules::part::platform | rules::part::psu);
     std::vector<std::pair<double, PsuOpt>> opts;
     auto add = [&](const Psu& psu, int r, Cents price) {
       b.psu = {&psu, r};
