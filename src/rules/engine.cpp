@@ -53,7 +53,7 @@ std::string counted_name(const std::string& name, int count) {
 
 std::string psu_fix(const Build& b, double need) {
   // Common retail sizes: ATX units top out at 1600 W (the largest practical
-  // workstation PSU, calibration #14); server units from 1600 to 3300 W.
+  // workstation PSU); server units from 1600 to 3300 W.
   static constexpr double kAtx[] = {850, 1000, 1200, 1300, 1600};
   static constexpr double kServer[] = {1600, 2000, 2200, 2700, 3000, 3300};
   const bool server = (b.psu && b.psu.part->form == "server") ||

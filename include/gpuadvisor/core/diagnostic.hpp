@@ -45,7 +45,7 @@ void add(Diagnostics& out, Diagnostic d);
 /// Renders each diagnostic on its own line.
 [[nodiscard]] std::string to_string(const Diagnostics& diags);
 
-/// Process exit codes: one enum for every command (SPEC section 4).
+/// Process exit codes: one enum for every command (docs: README exit codes).
 enum class ExitCode : int {
   ok = 0,         ///< success
   no = 1,         ///< the answer is "no": a rule fails, nothing fits
