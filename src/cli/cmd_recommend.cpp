@@ -15,6 +15,8 @@
 namespace gpuadvisor::cli {
 namespace {
 
+const std::vector<std::string> kFormats{"text", "json"};
+
 struct RecommendOptions {
   WorkloadFlags workload;
   std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
@@ -144,8 +146,28 @@ search::Request to_request(const RecommendOptions& o) {
   return req;
 }
 
+/// What to run next, as commands to copy: the first build in detail, and
+/// this query's builds as JSON specs and as an HTML report.
+std::string next_steps(const Globals& g, const RecommendOptions& o,
+                       const search::Recommendation& rec) {
+  if (rec.builds.empty()) return "";
+  const auto& first = rec.builds.front().candidate.choice;
+  std::vector<std::string> estimate{"gpuadvisor", "estimate"};
+  for (const auto& w : workload_args(o.workload)) estimate.push_back(w);
+  if (!o.workload.task && rec.input.task) {
+    estimate.insert(estimate.end(), {"--task", std::string(workload::to_string(*rec.input.task))});
+  }
+  estimate.insert(estimate.end(), {"--gpu", first.gpu->id, "--gpus", std::to_string(first.gpus)});
+  std::vector<std::string> again{"gpuadvisor"};
+  for (const auto& a : args_without_output(g)) again.push_back(a);
+  again.insert(again.end(), {"--format", "json", "--output", "builds.json"});
+  return fmt::format(
+      "\nNext: build #1 term by term, and each build's spec for 'gpuadvisor check':\n  {}\n  {}\n",
+      shell_command(estimate), shell_command(again));
+}
+
 ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
-  require_format(g, "recommend", {"text", "json"});
+  require_format(g, "recommend", kFormats);
   const search::Request req = to_request(o);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);
   if (!rs) throw InputError(std::move(rs.error()));
@@ -160,7 +182,8 @@ ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
     style.warning = [&g](std::string_view s) { return yellow(g, s); };
     style.ok = [&g](std::string_view s) { return green(g, s); };
     style.bold = [&g](std::string_view s) { return bold(g, s); };
-    emit(g, report::recommend_text(*rec, req, *rs, style));
+    style.width = g.width;
+    emit(g, report::recommend_text(*rec, req, *rs, style) + next_steps(g, o, *rec));
   }
   return rec->builds.empty() ? ExitCode::no : ExitCode::ok;
 }
@@ -187,14 +210,18 @@ Examples:
   gpuadvisor recommend --budget 20000 --model-size 7B --format json --output builds.json
 
 Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)");
-  add_workload_flags(cmd, o->workload, /*with_gpu=*/false);
+  add_workload_flags(cmd, o->workload, /*with_gpu=*/false, "lora; CNN presets: pretrain");
   auto* k = cmd->add_option_group("Constraints", "What the build may be");
   k->add_option("--budget", o->budget, "Most the build may cost, USD: 20000, 20k, $20,000")
       ->type_name("AMOUNT");
   k->add_option("--max-gpus", o->max_gpus, "At most N GPUs")->type_name("N");
-  k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd")->type_name("V");
+  set_choices(k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd (default any)")
+                  ->type_name("V"),
+              std::vector<std::string>{"nvidia", "amd"});
   k->add_flag("--allow-used", o->allow_used, "Consider used GPU listings too");
-  k->add_option("--form-factor", o->form_factor, "tower or rack")->type_name("F");
+  set_choices(
+      k->add_option("--form-factor", o->form_factor, "tower or rack (default any)")->type_name("F"),
+      std::vector<std::string>{"tower", "rack"});
   k->add_option("--circuit", o->circuit,
                 "Circuit rating, W (volts x amps): 1800 = 15 A/120 V, 3680 = 16 A/230 V")
       ->type_name("W");
@@ -202,13 +229,17 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
       ->type_name("V");
   k->add_option("--rules", o->rules_file, "Rules file layered over the embedded rules")
       ->type_name("FILE");
-  k->add_option("--policy", o->policy,
-                "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME");
+  set_choices(k->add_option("--policy", o->policy,
+                            "Named policy: standard (default, 1.2x PSU headroom) or "
+                            "conservative (1.5x)")
+                  ->type_name("NAME"),
+              policy_names);
   auto* out = cmd->add_option_group("Ranking and costs", "How builds are ranked and costed");
-  out->add_option("--objective", o->objective,
-                  "time (default), cost or perf-per-dollar (throughput per dollar)")
-      ->type_name("O");
+  set_choices(out->add_option("--objective", o->objective,
+                              "time (default), cost or perf-per-dollar (throughput per dollar)")
+                  ->type_name("O"),
+              std::vector<std::string>{std::begin(search::kObjectiveNames),
+                                       std::end(search::kObjectiveNames)});
   out->add_option("--top", o->top, "Builds to show, one per GPU model and count (default 3)")
       ->type_name("N");
   out->add_option("--electricity-price", o->electricity_price,
@@ -221,7 +252,7 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
       ->type_name("GB");
   out->add_option("--checkpoints", o->checkpoints, "Checkpoints kept on disk (default 3)")
       ->type_name("N");
-  r.add(cmd, [&g, o] { return run_recommend(g, *o); });
+  r.add(cmd, kFormats, [&g, o] { return run_recommend(g, *o); });
 }
 
 }  // namespace gpuadvisor::cli

@@ -6,13 +6,15 @@
 namespace gpuadvisor::cli {
 namespace {
 
+const std::vector<std::string> kFormats{"text", "json"};
+
 struct RulesOptions {
   std::string rules_file;
   std::string policy;
 };
 
 ExitCode run_rules(const Globals& g, const RulesOptions& o) {
-  require_format(g, "rules", {"text", "json"});
+  require_format(g, "rules", kFormats);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);
   if (!rs) throw InputError(std::move(rs.error()));
   if (g.format == "json")
@@ -38,10 +40,12 @@ Examples:
   gpuadvisor rules --rules our-rules.json --format json)");
   cmd->add_option("--rules", opts->rules_file, "Rules file layered over the embedded rules")
       ->type_name("FILE");
-  cmd->add_option("--policy", opts->policy,
-                  "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME");
-  r.add(cmd, [&g, opts] { return run_rules(g, *opts); });
+  set_choices(cmd->add_option("--policy", opts->policy,
+                              "Named policy: standard (default, 1.2x PSU headroom) or "
+                              "conservative (1.5x)")
+                  ->type_name("NAME"),
+              policy_names);
+  r.add(cmd, kFormats, [&g, opts] { return run_rules(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

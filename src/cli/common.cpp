@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "gpuadvisor/rules/rule_set.hpp"
 
 namespace gpuadvisor::cli {
 
@@ -16,14 +17,24 @@ catalog::Catalog load_catalog(const Globals& g) {
   return std::move(*c);
 }
 
+std::vector<std::string> policy_names() {
+  std::vector<std::string> names;
+  if (auto rs = rules::load_rule_set("", "")) {
+    for (const auto& p : rs->policies) names.push_back(p.name);
+  }
+  return names;
+}
+
 void require_format(const Globals& g, std::string_view command,
-                    std::initializer_list<std::string_view> allowed) {
-  for (auto f : allowed) {
+                    const std::vector<std::string>& allowed) {
+  for (const auto& f : allowed) {
     if (f == g.format) return;
   }
-  throw InputError(Diagnostic{"--format", "",
-                              fmt::format("'{}' does not support \"{}\"; expected {}", command,
-                                          g.format, fmt::join(allowed, " or "))});
+  const std::vector<std::string> rest(allowed.begin(), allowed.end() - 1);
+  throw InputError(
+      Diagnostic{"--format", "",
+                 fmt::format("'{}' does not support \"{}\"; expected {}{}{}", command, g.format,
+                             fmt::join(rest, ", "), rest.empty() ? "" : " or ", allowed.back())});
 }
 
 void emit(const Globals& g, std::string_view text) {
@@ -46,6 +57,47 @@ void emit(const Globals& g, std::string_view text) {
     std::remove(tmp.c_str());
     throw InputError(Diagnostic{g.output, "", fmt::format("cannot write: {}", std::strerror(err))});
   }
+}
+
+std::string shell_command(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !w.empty() && w.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789-_.,/=:+%@") == std::string::npos;
+    if (plain) {
+      out += w;
+      continue;
+    }
+    out += '\'';
+    for (char c : w) {
+      if (c == '\'')
+        out += "'\\''";
+      else
+        out += c;
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+std::vector<std::string> args_without_output(const Globals& g) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < g.args.size(); ++i) {
+    const std::string& a = g.args[i];
+    bool dropped = false;
+    for (std::string_view flag : {"--format", "--output", "--color"}) {
+      if (a == flag) {
+        ++i;  // and its value
+        dropped = true;
+      } else if (a.starts_with(std::string(flag) + "=")) {
+        dropped = true;
+      }
+    }
+    if (!dropped) out.push_back(a);
+  }
+  return out;
 }
 
 namespace {

@@ -7,8 +7,6 @@
 namespace gpuadvisor::report {
 namespace {
 
-constexpr std::size_t kWidth = 100;
-
 std::string plural(int n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
@@ -50,16 +48,16 @@ void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
   } else if (!f.path.empty()) {
     out += fmt::format("  --> {} ({})\n", s.file, f.path);
   }
-  out += "  " + wrap_text(f.message, kWidth, 2, 2) + "\n";
+  out += "  " + wrap_text(f.message, st.width, 2, 2) + "\n";
   if (!f.measured.text.empty() || !f.limit.text.empty()) {
     out += fmt::format("  measured: {}   limit: {}\n", f.measured.text, f.limit.text);
   }
-  if (!f.fix.empty()) out += "  fix: " + wrap_text(f.fix, kWidth, 7, 7) + "\n";
-  if (f.waived) out += "  waived: " + wrap_text(f.waiver_reason, kWidth, 10, 10) + "\n";
+  if (!f.fix.empty()) out += "  fix: " + wrap_text(f.fix, st.width, 7, 7) + "\n";
+  if (f.waived) out += "  waived: " + wrap_text(f.waiver_reason, st.width, 10, 10) + "\n";
 }
 
 /// The figures the rules compared, wrapped between figures (never inside one).
-std::string metrics_text(const rules::BuildMetrics& m) {
+std::string metrics_text(const rules::BuildMetrics& m, std::size_t width) {
   const auto w = [](double v) { return rules::group_digits(v) + " W"; };
   std::vector<std::string> parts = {
       fmt::format("peak draw {}", w(m.peak_draw_w)),
@@ -73,7 +71,7 @@ std::string metrics_text(const rules::BuildMetrics& m) {
   std::size_t col = 2;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string piece = parts[i] + (i + 1 < parts.size() ? "," : "");
-    if (i > 0 && col + 1 + piece.size() > kWidth) {
+    if (i > 0 && col + 1 + piece.size() > width) {
       out += "\n    ";
       col = 4;
     } else if (i > 0) {
@@ -142,7 +140,7 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
       out += fmt::format("{}: {}: the waiver of {} ({}) matches no finding; remove it\n", s.file,
                          st.note("note"), w.rule, w.path);
     }
-    out += metrics_text(s.metrics);
+    out += metrics_text(s.metrics, st.width);
     const auto c = s.counts();
     int checked = 0;
     int clean = 0;

@@ -1,6 +1,9 @@
 #include "gpuadvisor/report/table.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
 
 namespace gpuadvisor::report {
 
@@ -10,23 +13,42 @@ std::size_t display_width(const std::string& s) {
   }));
 }
 
+std::string format_number(double v, int decimals) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s.starts_with("-") && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  const std::size_t start = s.starts_with("-") ? 1 : 0;
+  std::size_t end = s.find('.');
+  if (end == std::string::npos) end = s.size();
+  for (std::size_t i = end; i > start + 3; i -= 3) s.insert(i - 3, ",");
+  return s;
+}
+
+std::string format_rate(double per_s, std::string_view unit) {
+  return fmt::format("{} {}/s", format_number(per_s, per_s < 1e4 ? 1 : 0), unit);
+}
+
 void Table::add_row(std::vector<std::string> cells) {
   cells.resize(columns_.size());
   rows_.push_back(std::move(cells));
 }
 
-std::string Table::render(int indent) const {
+std::string Table::render(int indent, std::size_t max_width) const {
   std::vector<std::size_t> width(columns_.size());
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     width[c] = display_width(columns_[c].header);
     for (const auto& row : rows_) width[c] = std::max(width[c], display_width(row[c]));
   }
+  // Two spaces between columns; one where two would not fit `max_width`.
+  std::size_t total = static_cast<std::size_t>(indent);
+  for (std::size_t c = 0; c < width.size(); ++c) total += width[c] + (c > 0 ? 2 : 0);
+  const char* gap = total > max_width ? " " : "  ";
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     std::string l(static_cast<std::size_t>(indent), ' ');
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const std::size_t pad = width[c] - display_width(cells[c]);
-      if (c > 0) l += "  ";
+      if (c > 0) l += gap;
       if (columns_[c].align == Align::right)
         l += std::string(pad, ' ') + cells[c];
       else

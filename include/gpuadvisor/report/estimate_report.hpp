@@ -34,7 +34,8 @@ struct Estimate {
 /// GPU of `cat`.
 [[nodiscard]] Estimate make_estimate(const workload::Workload& w, const catalog::Catalog& cat);
 
-[[nodiscard]] std::string estimate_text(const Estimate& e);
+/// Text for `width` columns (at least 80; the CLI passes the terminal's).
+[[nodiscard]] std::string estimate_text(const Estimate& e, std::size_t width = 100);
 [[nodiscard]] nlohmann::ordered_json estimate_json(const Estimate& e);
 
 }  // namespace gpuadvisor::report
