@@ -163,7 +163,6 @@ std::string command_path(const CLI::App* cmd) {
 void build_app(CLI::App& app, Globals& g, Registry& r) {
   app.description("gpuadvisor: sizing advice for GPU training servers, offline and with sources.");
   app.name("gpuadvisor");
-  app.footer(std::string(kExamples) + docs_text());
   // Repeated options: the last value wins, as in git, cargo and rg. Options
   // that collect values (--catalog, --category, spec files) keep them all.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -206,6 +205,8 @@ void build_app(CLI::App& app, Globals& g, Registry& r) {
   });
 
   add_global_help(app, &app, r);
+  // Last: subcommands inherit the footer of their parent when created.
+  app.footer(std::string(kExamples) + docs_text());
 }
 
 }  // namespace gpuadvisor::cli

@@ -222,9 +222,15 @@ int main(int argc, char** argv) {
   cli::build_app(app, globals, registry);
   globals.args.assign(argv + 1, argv + argc);
 
-  // Hidden: the man page, generated at build time from these definitions.
-  if (globals.args.size() == 1 && globals.args[0] == "__man") {
-    std::cout << cli::man_page(app);
+  // Hidden: the man page, generated at build time from these definitions
+  // (`gpuadvisor __man [FILE]`).
+  if (!globals.args.empty() && globals.args[0] == "__man" && globals.args.size() <= 2) {
+    if (globals.args.size() == 2) globals.output = globals.args[1];
+    try {
+      cli::emit(globals, cli::man_page(app));
+    } catch (const cli::InputError& e) {
+      return print_error(e.diags.front().str());
+    }
     return 0;
   }
   std::string unknown;

@@ -55,6 +55,17 @@ std::string options_of(const CLI::App* cmd) {
   return out;
 }
 
+/// A command's footer without the global options section that --help shows
+/// (the man page has them once, under GLOBAL OPTIONS).
+std::string without_globals(std::string footer) {
+  const std::string head = "\nGlobal options (before or after the command):\n";
+  if (footer.starts_with(head)) {
+    const auto end = footer.find("\n\n", head.size());
+    footer = end == std::string::npos ? "" : footer.substr(end + 1);
+  }
+  return footer;
+}
+
 std::string synopsis(const CLI::App* cmd) {
   std::string s = fmt::format("\\fB{}\\fR", roff(command_path(cmd)));
   if (!commands(cmd).empty()) s += " \\fICOMMAND\\fR";
@@ -70,7 +81,7 @@ std::string synopsis(const CLI::App* cmd) {
   return s;
 }
 
-void command_section(const CLI::App* cmd, const std::string& globals, std::string& out) {
+void command_section(const CLI::App* cmd, std::string& out) {
   out += fmt::format(".SS \"{}\"\n", roff(command_path(cmd)));
   out += fmt::format("{}\n.br\n{}\n", synopsis(cmd), roff(cmd->get_description()));
   for (const CLI::Option* o : cmd->get_options()) {
@@ -80,17 +91,19 @@ void command_section(const CLI::App* cmd, const std::string& globals, std::strin
     }
   }
   out += options_of(cmd);
-  std::string footer = cmd->get_footer();
-  if (footer.starts_with(globals)) footer = footer.substr(globals.size());
+  std::string footer = without_globals(cmd->get_footer());
+  // `catalog list` inherits the examples of `catalog`: once is enough.
+  if (const CLI::App* parent = cmd->get_parent(); parent != nullptr) {
+    if (footer == without_globals(parent->get_footer())) footer.clear();
+  }
   while (footer.starts_with("\n")) footer.erase(0, 1);
   if (!footer.empty()) out += fmt::format(".PP\n.nf\n{}\n.fi\n", roff(footer));
-  for (const CLI::App* sub : commands(cmd)) command_section(sub, globals, out);
+  for (const CLI::App* sub : commands(cmd)) command_section(sub, out);
 }
 
 }  // namespace
 
 std::string man_page(const CLI::App& app) {
-  const std::string globals = global_options_text(app);
   std::string out;
   out += fmt::format(".TH GPUADVISOR 1 \"\" \"gpuadvisor {}\" \"User Commands\"\n",
                      GPUADVISOR_VERSION);
@@ -111,7 +124,7 @@ std::string man_page(const CLI::App& app) {
   out += options_of(&app);
   out += ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nPrint the help of the program or of a command.\n";
   out += ".SH COMMANDS\n";
-  for (const CLI::App* sub : commands(&app)) command_section(sub, globals, out);
+  for (const CLI::App* sub : commands(&app)) command_section(sub, out);
   out += roff(R"(.SH EXIT STATUS
 .TP
 0
