@@ -206,11 +206,14 @@ std::optional<std::string> check_value(std::string_view flag, const std::string&
   for (auto a : allowed) {
     if (a == value) return std::nullopt;
   }
-  std::vector<std::string_view> names(allowed.begin(), allowed.end());
-  const std::string last(names.back());
-  names.pop_back();
-  return fmt::format("{}: unknown value \"{}\"; expected {} or {}", flag, value,
-                     fmt::join(names, ", "), last);
+  std::string expected;
+  std::size_t i = 0;
+  for (auto a : allowed) {
+    expected += i == 0 ? "" : (i + 1 == allowed.size() ? " or " : ", ");
+    expected += a;
+    ++i;
+  }
+  return fmt::format("{}: unknown value \"{}\"; expected {}", flag, value, expected);
 }
 
 }  // namespace

@@ -48,12 +48,16 @@ void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
   } else if (!f.path.empty()) {
     out += fmt::format("  --> {} ({})\n", s.file, f.path);
   }
-  out += "  " + wrap_text(f.message, st.width, 2, 2) + "\n";
+  // fmt::format, not "literal" + std::string: GCC 12 reports a false
+  // -Wrestrict for that in Release builds (GCC PR 105651).
+  out += fmt::format("  {}\n", wrap_text(f.message, st.width, 2, 2));
   if (!f.measured.text.empty() || !f.limit.text.empty()) {
     out += fmt::format("  measured: {}   limit: {}\n", f.measured.text, f.limit.text);
   }
-  if (!f.fix.empty()) out += "  fix: " + wrap_text(f.fix, st.width, 7, 7) + "\n";
-  if (f.waived) out += "  waived: " + wrap_text(f.waiver_reason, st.width, 10, 10) + "\n";
+  if (!f.fix.empty()) out += fmt::format("  fix: {}\n", wrap_text(f.fix, st.width, 7, 7));
+  if (f.waived) {
+    out += fmt::format("  waived: {}\n", wrap_text(f.waiver_reason, st.width, 10, 10));
+  }
 }
 
 /// The figures the rules compared, wrapped between figures (never inside one).
@@ -107,7 +111,8 @@ std::string wrap_text(std::string_view text, std::size_t width, std::size_t firs
     const std::string word(text.substr(i, j - i));
     const std::size_t w = display_width(word);
     if (!line_start && col + 1 + w > width) {
-      out += "\n" + std::string(indent, ' ');
+      out += '\n';
+      out.append(indent, ' ');
       col = indent;
       line_start = true;
     }

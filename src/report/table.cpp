@@ -20,8 +20,15 @@ std::string format_number(double v, int decimals) {
   const std::size_t start = s.starts_with("-") ? 1 : 0;
   std::size_t end = s.find('.');
   if (end == std::string::npos) end = s.size();
-  for (std::size_t i = end; i > start + 3; i -= 3) s.insert(i - 3, ",");
-  return s;
+  // Copied digit by digit (std::string::insert here trips GCC 12's false
+  // -Wrestrict in Release builds, GCC PR 105651).
+  std::string out(s, 0, start);
+  for (std::size_t i = start; i < end; ++i) {
+    if (i > start && (end - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  out.append(s, end, std::string::npos);
+  return out;
 }
 
 std::string format_rate(double per_s, std::string_view unit) {
