@@ -9,7 +9,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json"};
+const std::vector<std::string> kFormats{"text", "json", "html"};
 
 ExitCode run_estimate(const Globals& g, const WorkloadFlags& flags) {
   require_format(g, "estimate", kFormats);
@@ -20,6 +20,8 @@ ExitCode run_estimate(const Globals& g, const WorkloadFlags& flags) {
   const auto e = report::make_estimate(*w, cat);
   if (g.format == "json")
     emit(g, report::estimate_json(e).dump(2) + "\n");
+  else if (g.format == "html")
+    emit(g, report::estimate_html(e));
   else
     emit(g, report::estimate_text(e, g.width));
   // With --gpu the question is "does it fit?": "no" is exit 1, as in check

@@ -15,7 +15,10 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json"};
+const std::vector<std::string> kFormats{"text", "json", "html"};
+/// Builds the HTML chart asks the search for: more than any catalog has GPU
+/// models times counts within one budget.
+constexpr int kConsideredBuilds = 1000;
 
 struct RecommendOptions {
   WorkloadFlags workload;
@@ -160,10 +163,14 @@ std::string next_steps(const Globals& g, const RecommendOptions& o,
   estimate.insert(estimate.end(), {"--gpu", first.gpu->id, "--gpus", std::to_string(first.gpus)});
   std::vector<std::string> again{"gpuadvisor"};
   for (const auto& a : args_without_output(g)) again.push_back(a);
-  again.insert(again.end(), {"--format", "json", "--output", "builds.json"});
+  auto json = again;
+  json.insert(json.end(), {"--format", "json", "--output", "builds.json"});
+  auto html = again;
+  html.insert(html.end(), {"--format", "html", "--output", "builds.html"});
   return fmt::format(
-      "\nNext: build #1 term by term, and each build's spec for 'gpuadvisor check':\n  {}\n  {}\n",
-      shell_command(estimate), shell_command(again));
+      "\nNext: build #1 term by term; each build's spec for 'gpuadvisor check'; the charts:\n"
+      "  {}\n  {}\n  {}\n",
+      shell_command(estimate), shell_command(json), shell_command(html));
 }
 
 ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
@@ -176,6 +183,13 @@ ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
   if (!rec) throw InputError(std::move(rec.error()));
   if (g.format == "json") {
     emit(g, report::recommend_json(*rec, req, *rs).dump(2) + "\n");
+  } else if (g.format == "html") {
+    // The chart shows every build considered: the same search with room for
+    // every GPU model and count within the budget.
+    search::Request wide = req;
+    wide.constraints.top = kConsideredBuilds;
+    auto all = search::recommend(cat, *rs, wide);
+    emit(g, report::recommend_html(*rec, req, *rs, all ? &*all : nullptr));
   } else {
     report::TextStyle style;
     style.error = [&g](std::string_view s) { return red(g, s); };

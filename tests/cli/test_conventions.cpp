@@ -223,8 +223,8 @@ TEST_CASE("every subcommand's --help shows the global options and its defaults",
   }
   CHECK_THAT(run({"recommend", "--help"}).out,
              Catch::Contains("(default lora; CNN presets: pretrain)") &&
-                 Catch::Contains("--format FORMAT             Output format: text (default) "
-                                 "or json"));
+                 Catch::Contains("--format FORMAT             Output format: text (default), "
+                                 "json or html"));
   CHECK_THAT(run({"estimate", "--help"}).out,
              Catch::Contains("pretrain, finetune, lora, qlora or inference (default pretrain)") &&
                  Catch::Contains("1 with --gpu: it does not fit"));
@@ -306,11 +306,13 @@ TEST_CASE("recommend ends with what to run next, as exact commands", "[cli][conv
                                      .out);
   const auto& gpu = j["builds"][0]["gpu"];
   const std::string tail =
-      "\nNext: build #1 term by term, and each build's spec for 'gpuadvisor "
-      "check':\n  gpuadvisor estimate --model-size 7B --task lora --gpu " +
+      "\nNext: build #1 term by term; each build's spec for 'gpuadvisor check'; the charts:\n"
+      "  gpuadvisor estimate --model-size 7B --task lora --gpu " +
       gpu["id"].get<std::string>() + " --gpus " + std::to_string(gpu["count"].get<int>()) +
       "\n  gpuadvisor recommend --budget 20000 --model-size 7B --top 1 "
-      "--format json --output builds.json\n";
+      "--format json --output builds.json"
+      "\n  gpuadvisor recommend --budget 20000 --model-size 7B --top 1 "
+      "--format html --output builds.html\n";
   CHECK_THAT(r.out, Catch::EndsWith(tail));
   auto quoted = run({"recommend", "--budget", "$20,000", "--model-size", "7B", "--top", "1"});
   CHECK_THAT(quoted.out, Catch::Contains("  gpuadvisor recommend --budget '$20,000' --model-size"));

@@ -301,8 +301,8 @@ TEST_CASE("recommend rejects bad flags with exit 2 and one line per problem", "[
   auto format = run({"recommend", "--budget", "20000", "--model-size", "7B", "--format", "sarif"});
   CHECK(format.exit_code == 2);
   CHECK(format.err ==
-        "gpuadvisor: error: --format: 'recommend' does not support \"sarif\"; expected text or "
-        "json\n");
+        "gpuadvisor: error: --format: 'recommend' does not support \"sarif\"; expected text, "
+        "json or html\n");
 
   auto policy = run({"recommend", "--budget", "20000", "--model-size", "7B", "--policy", "lax"});
   CHECK(policy.exit_code == 2);
