@@ -2,13 +2,13 @@
 /// Reading untrusted JSON: parsing with limits, and a field reader that records
 /// a located diagnostic for every missing, mistyped or out-of-range value.
 #include <cstdint>
-#include "gpuadvisor/core/expected.hpp"
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "gpuadvisor/core/expected.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +22,7 @@ inline constexpr int kMaxJsonDepth = 64;                            ///< nesting
 
 /// Parses JSON text. Errors name the file and the line and column.
 [[nodiscard]] gpuadvisor::expected<nlohmann::json, Diagnostic> parse_json(std::string_view text,
-                                                                   const std::string& file);
+                                                                          const std::string& file);
 
 /// Reads a whole file (regular files only, at most kMaxInputBytes).
 [[nodiscard]] gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path);

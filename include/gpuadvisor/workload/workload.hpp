@@ -11,11 +11,11 @@
 ///     auto fit = workload::fit(*w, gpu, gpus);                 // verdict + smallest fix
 ///     auto c   = workload::compute(*w, gpu, gpus);             // time, GPU-hours, kWh
 #include <cstdint>
-#include "gpuadvisor/core/expected.hpp"
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "gpuadvisor/core/expected.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -169,8 +169,8 @@ struct Workload {
 /// Validates `in` against `cat` and fills every default. All problems are
 /// returned together, each located by `origin`.
 [[nodiscard]] gpuadvisor::expected<Workload, Diagnostics> resolve(const WorkloadInput& in,
-                                                           const catalog::Catalog& cat,
-                                                           const Origin& origin);
+                                                                  const catalog::Catalog& cat,
+                                                                  const Origin& origin);
 
 /// Recomputes the derived counts after a setting changed (task, rank, arch);
 /// resolve() calls it, and so do fit changes.
