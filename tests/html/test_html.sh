@@ -47,6 +47,20 @@ gpus=$("$bin" estimate --model-size 7B --format json |
        python3 -c 'import json,sys; print(len(json.load(sys.stdin)["fit"]))')
 [[ $(grep -c '<rect class="fit"' "$work/e.html") == "$gpus" ]] || fail "fit chart: not $gpus bars"
 
+# Text from a user's --catalog is escaped: a GPU named like markup stays text.
+python3 - "$src/data/catalog.json" "$work/hostile.json" <<'PY'
+import json, sys
+cat = json.load(open(sys.argv[1]))
+gpu = next(g for g in cat["gpus"] if g["id"] == "rtx-4090")
+gpu["name"] = "<script>alert(\"x\")</script> & 'q' </svg>"
+json.dump({"schema_version": 1, "gpus": [gpu]}, open(sys.argv[2], "w"))
+PY
+"$bin" --catalog "$work/hostile.json" "${query[@]}" --format html --output "$work/hostile.html"
+if grep -q "<script" "$work/hostile.html"; then fail "markup from the catalog reached the page"; fi
+grep -qF "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39; &lt;/svg&gt;" \
+  "$work/hostile.html" || fail "the hostile name is not shown escaped"
+xmllint --noout "$work/hostile.html" || fail "the page with a hostile name is not well-formed"
+
 # Headless Chromium: the page renders.
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z "$browser" ]]; then

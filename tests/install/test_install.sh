@@ -82,5 +82,12 @@ expect "bash" gpuadvisor completion ba
 expect "--model --model-size" gpuadvisor --catalog extra.json estimate --model
 bash -n "$prefix/share/bash-completion/completions/gpuadvisor" || fail "bash syntax"
 if command -v zsh >/dev/null; then zsh -n "$prefix/share/zsh/site-functions/_gpuadvisor" || fail "zsh syntax"; fi
-if command -v fish >/dev/null; then fish -n "$prefix/share/fish/vendor_completions.d/gpuadvisor.fish" || fail "fish syntax"; fi
+if command -v fish >/dev/null; then
+  fish_file="$prefix/share/fish/vendor_completions.d/gpuadvisor.fish"
+  fish -n "$fish_file" || fail "fish syntax"
+  got=$(fish -c "source '$fish_file'; complete -C 'gpuadvisor recommend --task q'" | cut -f1)
+  [[ "$got" == "qlora" ]] || fail "fish: completing --task q gave '$got'"
+  got=$(fish -c "source '$fish_file'; complete -C 'gpuadvisor catalog l'" | cut -f1)
+  [[ "$got" == "list" ]] || fail "fish: completing 'catalog l' gave '$got'"
+fi
 echo "install: ok ($prefix)"
