@@ -6,4 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DGPUADVISOR_BUILD_TESTS=OFF
-exec build/gpuadvisor recommend --budget 20000 --model-size 7B "$@"
+args=(recommend --budget 20000 --model-size 7B "$@")
+echo "Running: build/gpuadvisor ${args[*]}"
+echo
+exec build/gpuadvisor "${args[@]}"

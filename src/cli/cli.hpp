@@ -21,7 +21,10 @@ struct Globals {
   std::vector<std::string> catalogs;  ///< --catalog FILE, in order
   std::string format = "text";        ///< --format
   std::optional<std::string> output;  ///< --output FILE (unset or "-": stdout)
-  bool color = false;                 ///< stdout is a TTY, NO_COLOR unset, text format
+  std::string color_mode = "auto";    ///< --color auto|always|never
+  bool color = false;                 ///< resolved: see resolve_color()
+  std::size_t width = 100;            ///< text width: see terminal_width()
+  std::vector<std::string> args;      ///< the command line after the program name
 };
 
 /// What a subcommand does once its arguments are parsed.
@@ -29,7 +32,13 @@ using Action = std::function<ExitCode()>;
 
 struct Registry {
   std::vector<std::pair<CLI::App*, Action>> actions;
+  /// The --format values each command supports (for its --help).
+  std::vector<std::pair<const CLI::App*, std::vector<std::string>>> formats;
   void add(CLI::App* sub, Action action) { actions.emplace_back(sub, std::move(action)); }
+  void add(CLI::App* sub, std::vector<std::string> formats_, Action action) {
+    formats.emplace_back(sub, std::move(formats_));
+    add(sub, std::move(action));
+  }
 };
 
 /// Input errors: thrown by commands, printed by main as
@@ -40,16 +49,51 @@ struct InputError : std::runtime_error {
   explicit InputError(Diagnostic d) : InputError(Diagnostics{std::move(d)}) {}
 };
 
+/// The whole command tree: global options and every subcommand. main, the
+/// man page and the shell completions are built from this one definition.
+void build_app(CLI::App& app, Globals& g, Registry& r);
+
 /// Each subcommand lives in its own file and registers itself here.
 void register_catalog(CLI::App& app, Globals& g, Registry& r);
 void register_estimate(CLI::App& app, Globals& g, Registry& r);
 void register_check(CLI::App& app, Globals& g, Registry& r);
 void register_recommend(CLI::App& app, Globals& g, Registry& r);
 void register_rules(CLI::App& app, Globals& g, Registry& r);
+void register_completion(CLI::App& app, Globals& g, Registry& r);
+
+/// The values an option takes, where they are a closed set (or catalog ids):
+/// shell completion and the man page list them.
+void set_choices(const CLI::Option* o, std::vector<std::string> values);
+/// Computed when asked (catalog ids), so that startup does not pay for them.
+void set_choices(const CLI::Option* o, std::function<std::vector<std::string>()> values);
+[[nodiscard]] std::vector<std::string> choices(const CLI::Option* o);
+
+/// The policies of the embedded rules, for --policy.
+[[nodiscard]] std::vector<std::string> policy_names();
+
+/// Every option of `cmd` in help order, including those of its option
+/// groups; without the help flag.
+[[nodiscard]] std::vector<const CLI::Option*> all_options(const CLI::App* cmd);
+/// The named subcommands of `cmd` (not its option groups); `hidden` adds the
+/// hidden ones.
+[[nodiscard]] std::vector<const CLI::App*> commands(const CLI::App* cmd, bool hidden = false);
+/// The global options as a section of every subcommand's --help.
+/// `formats`: what this command's --format takes (empty: not stated).
+[[nodiscard]] std::string global_options_text(const CLI::App& app,
+                                              const std::vector<std::string>& formats = {});
+/// "gpuadvisor catalog list" for a subcommand.
+[[nodiscard]] std::string command_path(const CLI::App* cmd);
+
+/// The man page (roff) and shell completion scripts, generated from the app.
+[[nodiscard]] std::string man_page(const CLI::App& app);
+[[nodiscard]] std::string completion_script(const CLI::App& app, std::string_view shell);
 
 /// The embedded catalog with --catalog files layered on; throws InputError.
 [[nodiscard]] catalog::Catalog load_catalog(const Globals& g);
 
+/// --policy, declared once for the commands that read rules (completion
+/// lists the embedded policies).
+CLI::Option* add_policy_option(CLI::App* cmd, std::string& policy);
 /// --region, declared once for every command that reads mains.
 CLI::Option* add_region_option(CLI::App* cmd, std::string& region);
 /// The region given, checked: InputError naming --region and the choices.
@@ -57,7 +101,7 @@ CLI::Option* add_region_option(CLI::App* cmd, std::string& region);
 
 /// Fails with InputError unless --format is one of `allowed` for `command`.
 void require_format(const Globals& g, std::string_view command,
-                    std::initializer_list<std::string_view> allowed);
+                    const std::vector<std::string>& allowed);
 
 /// Writes a command's result to stdout, or to --output FILE: a regular file
 /// is replaced atomically (a temporary file with a random name beside it,
@@ -76,6 +120,11 @@ void install_output_guards();
 
 /// A CLI11 check that rejects an empty value ("expected WHAT, got an empty string").
 [[nodiscard]] CLI::Validator non_empty(std::string what);
+/// A command line for the user to copy: words quoted for sh where needed.
+[[nodiscard]] std::string shell_command(const std::vector<std::string>& words);
+/// The arguments of this run without --format, --output and --color (and
+/// their values), to repeat it in another format.
+[[nodiscard]] std::vector<std::string> args_without_output(const Globals& g);
 
 /// ANSI styling, only when g.color is set.
 [[nodiscard]] std::string bold(const Globals& g, std::string_view s);

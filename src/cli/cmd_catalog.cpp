@@ -9,6 +9,8 @@
 namespace gpuadvisor::cli {
 namespace {
 
+const std::vector<std::string> kFormats{"text", "json"};
+
 struct CatalogOptions {
   std::vector<std::string> categories;
   std::string id;
@@ -33,7 +35,7 @@ std::vector<std::string_view> category_keys(const std::vector<std::string>& name
 }
 
 ExitCode run_list(const Globals& g, const CatalogOptions& o) {
-  require_format(g, "catalog list", {"text", "json"});
+  require_format(g, "catalog list", kFormats);
   const auto keys = category_keys(o.categories);
   const auto c = load_catalog(g);
   if (g.format == "json")
@@ -44,7 +46,7 @@ ExitCode run_list(const Globals& g, const CatalogOptions& o) {
 }
 
 ExitCode run_show(const Globals& g, const CatalogOptions& o) {
-  require_format(g, "catalog show", {"text", "json"});
+  require_format(g, "catalog show", kFormats);
   const auto keys = category_keys(o.categories);
   const auto c = load_catalog(g);
   auto refs = report::find_part(c, o.id);
@@ -74,7 +76,7 @@ ExitCode run_show(const Globals& g, const CatalogOptions& o) {
 }
 
 ExitCode run_validate(const Globals& g, const CatalogOptions& o) {
-  require_format(g, "catalog validate", {"text", "json"});
+  require_format(g, "catalog validate", kFormats);
   // Each file is checked on its own, layered over the embedded catalog (and
   // any --catalog files), so that every file's problems are listed.
   Diagnostics all;
@@ -123,23 +125,32 @@ Examples:
   gpuadvisor --catalog my-parts.json catalog list --category psu)");
 
   CLI::App* list = cat->add_subcommand("list", "List parts, by category");
-  list->add_option("--category", opts->categories,
-                   "gpu, cpu, platform, memory, storage, psu, cooling, model, cloud, "
-                   "architecture or source (repeatable; default all parts)")
-      ->type_name("C");
-  r.add(list, [&g, opts] { return run_list(g, *opts); });
+  const std::vector<std::string> categories(catalog::kCategories.begin(),
+                                            catalog::kCategories.end());
+  set_choices(list->add_option("--category", opts->categories,
+                               "gpu, cpu, platform, memory, storage, psu, cooling, model, cloud, "
+                               "architecture or source (repeatable; default all parts)")
+                  ->type_name("C"),
+              categories);
+  r.add(list, kFormats, [&g, opts] { return run_list(g, *opts); });
 
   CLI::App* show = cat->add_subcommand("show", "Show one part with every figure and its sources");
-  show->add_option("id", opts->id, "Part id, as in 'catalog list'")->required();
-  show->add_option("--category", opts->categories, "Category, where an id is in several")
-      ->type_name("C");
-  r.add(show, [&g, opts] { return run_show(g, *opts); });
+  set_choices(show->add_option("id", opts->id, "Part id, as in 'catalog list'")
+                  ->required()
+                  ->type_name("ID"),
+              [] { return report::all_ids(catalog::embedded_catalog()); });
+  set_choices(
+      show->add_option("--category", opts->categories, "Category, where an id is in several")
+          ->type_name("C"),
+      categories);
+  r.add(show, kFormats, [&g, opts] { return run_show(g, *opts); });
 
   CLI::App* validate = cat->add_subcommand(
       "validate", "Check catalog files: every problem with its JSON path; exit 2 if any");
   validate->add_option("files", opts->files, "Catalog files (each layered over the embedded one)")
-      ->required();
-  r.add(validate, [&g, opts] { return run_validate(g, *opts); });
+      ->required()
+      ->type_name("FILE");
+  r.add(validate, kFormats, [&g, opts] { return run_validate(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

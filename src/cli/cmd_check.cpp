@@ -10,6 +10,8 @@
 namespace gpuadvisor::cli {
 namespace {
 
+const std::vector<std::string> kFormats{"text", "json", "junit", "sarif"};
+
 struct CheckOptions {
   std::vector<std::string> specs;
   bool strict = false;
@@ -25,7 +27,7 @@ rules::RuleSet load_rules(const std::string& file, const std::string& policy) {
 }
 
 ExitCode run_check(const Globals& g, const CheckOptions& o) {
-  require_format(g, "check", {"text", "json", "junit", "sarif"});
+  require_format(g, "check", kFormats);
   const auto rs = load_rules(o.rules_file, o.policy);
   const std::string region = checked_region(o.region);
   const auto cat = load_catalog(g);
@@ -55,6 +57,7 @@ ExitCode run_check(const Globals& g, const CheckOptions& o) {
     style.note = [](std::string_view s) { return std::string(s); };
     style.ok = [&g](std::string_view s) { return green(g, s); };
     style.bold = [&g](std::string_view s) { return bold(g, s); };
+    style.width = g.width;
     emit(g, report::check_text(r, rs, style));
   }
   // Unusable specs beside usable ones are in the report too (so CI still
@@ -89,12 +92,9 @@ Exit codes: 0 no errors (with --strict: no warnings either), 1 a rule fails,
                   "Rules file layered over the embedded rules (see 'gpuadvisor rules')")
       ->type_name("FILE")
       ->check(non_empty("a rules file"));
-  cmd->add_option("--policy", opts->policy,
-                  "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME")
-      ->check(non_empty("a policy name"));
+  add_policy_option(cmd, opts->policy);
   add_region_option(cmd, opts->region);
-  r.add(cmd, [&g, opts] { return run_check(g, *opts); });
+  r.add(cmd, kFormats, [&g, opts] { return run_check(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

@@ -9,8 +9,10 @@
 namespace gpuadvisor::cli {
 namespace {
 
+const std::vector<std::string> kFormats{"text", "json", "html"};
+
 ExitCode run_estimate(const Globals& g, const WorkloadFlags& flags) {
-  require_format(g, "estimate", {"text", "json"});
+  require_format(g, "estimate", kFormats);
   const auto input = to_input(flags);
   const auto cat = load_catalog(g);
   auto w = workload::resolve(input, cat, workload::Origin::flags());
@@ -18,9 +20,15 @@ ExitCode run_estimate(const Globals& g, const WorkloadFlags& flags) {
   const auto e = report::make_estimate(*w, cat);
   if (g.format == "json")
     emit(g, report::estimate_json(e).dump(2) + "\n");
+  else if (g.format == "html")
+    emit(g, report::estimate_html(e));
   else
-    emit(g, report::estimate_text(e));
-  return ExitCode::ok;
+    emit(g, report::estimate_text(e, g.width));
+  // With --gpu the question is "does it fit?": "no" is exit 1, as in check
+  // and recommend. A fit that needs the listed changes is a "yes".
+  const bool no =
+      e.gpu && !e.rows.empty() && e.rows.front().fit.verdict == workload::Verdict::does_not_fit;
+  return no ? ExitCode::no : ExitCode::ok;
 }
 
 }  // namespace
@@ -30,17 +38,21 @@ void register_estimate(CLI::App& app, Globals& g, Registry& r) {
   CLI::App* cmd = app.add_subcommand(
       "estimate", "Memory per GPU, fit, time and energy of a training or inference job");
   cmd->footer(R"(
-Without --gpu, the fit is shown for every catalog GPU. Exit 0 with an
-estimate, 2 for bad input. docs/estimation.md explains every term.
+Without --gpu, the fit is shown for every catalog GPU. docs/estimation.md
+explains every term.
 
 Examples:
   gpuadvisor estimate --model llama-3-8b --task lora --gpu rtx-4090
   gpuadvisor estimate --model-size 7B --task finetune --gpu a100-80gb-sxm --gpus 8 --sharding zero3
   gpuadvisor estimate --model llama-2-70b --task inference --seq-len 4096 --batch-size 8
   gpuadvisor estimate --model llama-3-70b --tokens 15T --gpu h100-sxm --gpus 1024
-  gpuadvisor estimate --model resnet-50 --gpu a100-80gb-sxm --batch-size 256 --format json)");
-  add_workload_flags(cmd, *flags);
-  r.add(cmd, [&g, flags] { return run_estimate(g, *flags); });
+  gpuadvisor estimate --model resnet-50 --gpu a100-80gb-sxm --batch-size 256 --format json
+
+Exit codes: 0 an estimate (with --gpu: the job fits, as given or with the
+listed changes), 1 with --gpu: it does not fit that GPU even with changes,
+2 bad input.)");
+  add_workload_flags(cmd, *flags, /*with_gpu=*/true, "pretrain");
+  r.add(cmd, kFormats, [&g, flags] { return run_estimate(g, *flags); });
 }
 
 }  // namespace gpuadvisor::cli

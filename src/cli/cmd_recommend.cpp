@@ -15,6 +15,11 @@
 namespace gpuadvisor::cli {
 namespace {
 
+const std::vector<std::string> kFormats{"text", "json", "html"};
+/// Builds the HTML chart asks the search for: more than any catalog has GPU
+/// models times counts within one budget.
+constexpr int kConsideredBuilds = 1000;
+
 struct RecommendOptions {
   WorkloadFlags workload;
   std::string region;
@@ -146,8 +151,32 @@ search::Request to_request(const RecommendOptions& o) {
   return req;
 }
 
+/// What to run next, as commands to copy: the first build in detail, and
+/// this query's builds as JSON specs and as an HTML report.
+std::string next_steps(const Globals& g, const RecommendOptions& o,
+                       const search::Recommendation& rec) {
+  if (rec.builds.empty()) return "";
+  const auto& first = rec.builds.front().candidate.choice;
+  std::vector<std::string> estimate{"gpuadvisor", "estimate"};
+  for (const auto& w : workload_args(o.workload)) estimate.push_back(w);
+  if (!o.workload.task && rec.input.task) {
+    estimate.insert(estimate.end(), {"--task", std::string(workload::to_string(*rec.input.task))});
+  }
+  estimate.insert(estimate.end(), {"--gpu", first.gpu->id, "--gpus", std::to_string(first.gpus)});
+  std::vector<std::string> again{"gpuadvisor"};
+  for (const auto& a : args_without_output(g)) again.push_back(a);
+  auto json = again;
+  json.insert(json.end(), {"--format", "json", "--output", "builds.json"});
+  auto html = again;
+  html.insert(html.end(), {"--format", "html", "--output", "builds.html"});
+  return fmt::format(
+      "\nNext: build #1 term by term; each build's spec for 'gpuadvisor check'; the charts:\n"
+      "  {}\n  {}\n  {}\n",
+      shell_command(estimate), shell_command(json), shell_command(html));
+}
+
 ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
-  require_format(g, "recommend", {"text", "json"});
+  require_format(g, "recommend", kFormats);
   const search::Request req = to_request(o);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);
   if (!rs) throw InputError(std::move(rs.error()));
@@ -156,13 +185,21 @@ ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
   if (!rec) throw InputError(std::move(rec.error()));
   if (g.format == "json") {
     emit(g, report::recommend_json(*rec, req, *rs).dump(2) + "\n");
+  } else if (g.format == "html") {
+    // The chart shows every build considered: the same search with room for
+    // every GPU model and count within the budget.
+    search::Request wide = req;
+    wide.constraints.top = kConsideredBuilds;
+    auto all = search::recommend(cat, *rs, wide);
+    emit(g, report::recommend_html(*rec, req, *rs, all ? &*all : nullptr));
   } else {
     report::TextStyle style;
     style.error = [&g](std::string_view s) { return red(g, s); };
     style.warning = [&g](std::string_view s) { return yellow(g, s); };
     style.ok = [&g](std::string_view s) { return green(g, s); };
     style.bold = [&g](std::string_view s) { return bold(g, s); };
-    emit(g, report::recommend_text(*rec, req, *rs, style));
+    style.width = g.width;
+    emit(g, report::recommend_text(*rec, req, *rs, style) + next_steps(g, o, *rec));
   }
   return rec->builds.empty() ? ExitCode::no : ExitCode::ok;
 }
@@ -189,14 +226,18 @@ Examples:
   gpuadvisor recommend --budget 20000 --model-size 7B --format json --output builds.json
 
 Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)");
-  add_workload_flags(cmd, o->workload, /*with_gpu=*/false);
+  add_workload_flags(cmd, o->workload, /*with_gpu=*/false, "lora; CNN presets: pretrain");
   auto* k = cmd->add_option_group("Constraints", "What the build may be");
   k->add_option("--budget", o->budget, "Most the build may cost, USD: 20000, 20k, $20,000")
       ->type_name("AMOUNT");
   k->add_option("--max-gpus", o->max_gpus, "At most N GPUs")->type_name("N");
-  k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd")->type_name("V");
+  set_choices(k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd (default any)")
+                  ->type_name("V"),
+              std::vector<std::string>{"nvidia", "amd"});
   k->add_flag("--allow-used", o->allow_used, "Consider used GPU listings too");
-  k->add_option("--form-factor", o->form_factor, "tower or rack")->type_name("F");
+  set_choices(
+      k->add_option("--form-factor", o->form_factor, "tower or rack (default any)")->type_name("F"),
+      std::vector<std::string>{"tower", "rack"});
   k->add_option("--circuit", o->circuit,
                 "Circuit rating, W (volts x amps), read in --region: 1800 = 15 A/120 V, 3680 = "
                 "16 A/230 V (default: the region's outlet for towers, feed for racks)")
@@ -208,14 +249,13 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
   k->add_option("--rules", o->rules_file, "Rules file layered over the embedded rules")
       ->type_name("FILE")
       ->check(non_empty("a rules file"));
-  k->add_option("--policy", o->policy,
-                "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME")
-      ->check(non_empty("a policy name"));
+  add_policy_option(k, o->policy);
   auto* out = cmd->add_option_group("Ranking and costs", "How builds are ranked and costed");
-  out->add_option("--objective", o->objective,
-                  "time (default), cost or perf-per-dollar (throughput per dollar)")
-      ->type_name("O");
+  set_choices(out->add_option("--objective", o->objective,
+                              "time (default), cost or perf-per-dollar (throughput per dollar)")
+                  ->type_name("O"),
+              std::vector<std::string>{std::begin(search::kObjectiveNames),
+                                       std::end(search::kObjectiveNames)});
   out->add_option("--top", o->top, "Builds to show, one per GPU model and count (default 3)")
       ->type_name("N");
   out->add_option("--electricity-price", o->electricity_price,
@@ -228,7 +268,7 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
       ->type_name("GB");
   out->add_option("--checkpoints", o->checkpoints, "Checkpoints kept on disk (default 3)")
       ->type_name("N");
-  r.add(cmd, [&g, o] { return run_recommend(g, *o); });
+  r.add(cmd, kFormats, [&g, o] { return run_recommend(g, *o); });
 }
 
 }  // namespace gpuadvisor::cli

@@ -6,13 +6,15 @@
 namespace gpuadvisor::cli {
 namespace {
 
+const std::vector<std::string> kFormats{"text", "json"};
+
 struct RulesOptions {
   std::string rules_file;
   std::string policy;
 };
 
 ExitCode run_rules(const Globals& g, const RulesOptions& o) {
-  require_format(g, "rules", {"text", "json"});
+  require_format(g, "rules", kFormats);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);
   if (!rs) throw InputError(std::move(rs.error()));
   if (g.format == "json")
@@ -39,11 +41,8 @@ Examples:
   cmd->add_option("--rules", opts->rules_file, "Rules file layered over the embedded rules")
       ->type_name("FILE")
       ->check(non_empty("a rules file"));
-  cmd->add_option("--policy", opts->policy,
-                  "Named policy: standard (1.2x PSU headroom) or conservative (1.5x)")
-      ->type_name("NAME")
-      ->check(non_empty("a policy name"));
-  r.add(cmd, [&g, opts] { return run_rules(g, *opts); });
+  add_policy_option(cmd, opts->policy);
+  r.add(cmd, kFormats, [&g, opts] { return run_rules(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "gpuadvisor/rules/rule_set.hpp"
 
 namespace gpuadvisor::cli {
 
@@ -10,14 +11,35 @@ catalog::Catalog load_catalog(const Globals& g) {
   return std::move(*c);
 }
 
+std::vector<std::string> policy_names() {
+  std::vector<std::string> names;
+  if (auto rs = rules::load_rule_set("", "")) {
+    for (const auto& p : rs->policies) names.push_back(p.name);
+  }
+  return names;
+}
+
+CLI::Option* add_policy_option(CLI::App* cmd, std::string& policy) {
+  CLI::Option* o = cmd->add_option("--policy", policy,
+                                   "Named policy (data/rules.json): standard (default, 1.2x PSU "
+                                   "headroom), conservative (1.5x) or guide (the source guides' "
+                                   "800 W per GPU); --rules files may add more")
+                       ->type_name("NAME")
+                       ->check(non_empty("a policy name"));
+  set_choices(o, policy_names);
+  return o;
+}
+
 void require_format(const Globals& g, std::string_view command,
-                    std::initializer_list<std::string_view> allowed) {
-  for (auto f : allowed) {
+                    const std::vector<std::string>& allowed) {
+  for (const auto& f : allowed) {
     if (f == g.format) return;
   }
-  throw InputError(Diagnostic{"--format", "",
-                              fmt::format("'{}' does not support \"{}\"; expected {}", command,
-                                          g.format, fmt::join(allowed, " or "))});
+  const std::vector<std::string> rest(allowed.begin(), allowed.end() - 1);
+  throw InputError(
+      Diagnostic{"--format", "",
+                 fmt::format("'{}' does not support \"{}\"; expected {}{}{}", command, g.format,
+                             fmt::join(rest, ", "), rest.empty() ? "" : " or ", allowed.back())});
 }
 
 CLI::Validator non_empty(std::string what) {
@@ -26,6 +48,47 @@ CLI::Validator non_empty(std::string what) {
                                  : std::string();
           },
           "", "non-empty"};
+}
+
+std::string shell_command(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !w.empty() && w.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789-_.,/=:+%@") == std::string::npos;
+    if (plain) {
+      out += w;
+      continue;
+    }
+    out += '\'';
+    for (char c : w) {
+      if (c == '\'')
+        out += "'\\''";
+      else
+        out += c;
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+std::vector<std::string> args_without_output(const Globals& g) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < g.args.size(); ++i) {
+    const std::string& a = g.args[i];
+    bool dropped = false;
+    for (std::string_view flag : {"--format", "--output", "--color"}) {
+      if (a == flag) {
+        ++i;  // and its value
+        dropped = true;
+      } else if (a.starts_with(std::string(flag) + "=")) {
+        dropped = true;
+      }
+    }
+    if (!dropped) out.push_back(a);
+  }
+  return out;
 }
 
 namespace {

@@ -11,9 +11,14 @@
 namespace gpuadvisor::cli {
 namespace {
 
-void opt(CLI::App* g, const std::string& name, std::optional<std::string>& target,
-         const std::string& help, const std::string& type) {
-  g->add_option(name, target, help)->type_name(type);
+CLI::Option* opt(CLI::App* g, const std::string& name, std::optional<std::string>& target,
+                 const std::string& help, const std::string& type) {
+  return g->add_option(name, target, help)->type_name(type);
+}
+
+template <std::size_t N>
+std::vector<std::string> names(const std::string_view (&list)[N]) {
+  return {std::begin(list), std::end(list)};
 }
 
 /// A whole number, also written with a suffix ("8k", "1M"); out-of-range
@@ -80,16 +85,29 @@ std::optional<E> named(const std::optional<std::string>& text, std::string_view 
 
 }  // namespace
 
-void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu) {
+void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
+                        std::string_view task_default) {
   auto* g = cmd->add_option_group("Workload", "What the job is");
-  opt(g, "--model", f.model, "Model preset (see 'catalog list --category model')", "PRESET");
+  set_choices(
+      opt(g, "--model", f.model, "Model preset (see 'catalog list --category model')", "PRESET"),
+      [] {
+        std::vector<std::string> ids;
+        for (const auto& m : catalog::embedded_catalog().models) ids.push_back(m.id);
+        return ids;
+      });
   opt(g, "--model-size", f.model_size, "Parameters, instead of a preset: 125M, 6.7B, 1.5T, 7e9",
       "N");
-  opt(g, "--task", f.task, "pretrain, finetune, lora, qlora or inference (default pretrain)",
-      "TASK");
-  opt(g, "--precision", f.precision, "bf16, fp16, fp32 or fp8 (default bf16, mixed precision)",
-      "P");
-  opt(g, "--optimizer", f.optimizer, "adamw, adamw-8bit, sgd or adafactor (default adamw)", "OPT");
+  set_choices(
+      opt(g, "--task", f.task,
+          fmt::format("pretrain, finetune, lora, qlora or inference (default {})", task_default),
+          "TASK"),
+      names(workload::kTaskNames));
+  set_choices(opt(g, "--precision", f.precision,
+                  "bf16, fp16, fp32 or fp8 (default bf16, mixed precision)", "P"),
+              names(workload::kPrecisionNames));
+  set_choices(opt(g, "--optimizer", f.optimizer,
+                  "adamw, adamw-8bit, sgd or adafactor (default adamw)", "OPT"),
+              names(workload::kOptimizerNames));
   opt(g, "--batch-size", f.batch_size, "Micro-batch per GPU (default 1; CNN 32)", "B");
   opt(g, "--seq-len", f.seq_len,
       "Tokens per sample; inference: context length (default: preset's; fine-tuning 2048)", "S");
@@ -97,13 +115,23 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu) {
       "T");
   opt(g, "--epochs", f.epochs, "Epochs over --dataset-tokens, instead of --tokens", "E");
   opt(g, "--dataset-tokens", f.dataset_tokens, "Tokens in one epoch of the dataset", "T");
-  opt(g, "--grad-checkpointing", f.grad_checkpointing,
-      "on or off: recompute activations in backward (default off; QLoRA on)", "on|off");
-  opt(g, "--sharding", f.sharding, "none, zero1, zero2, zero3 (fsdp = zero3)", "Z");
+  set_choices(opt(g, "--grad-checkpointing", f.grad_checkpointing,
+                  "on or off: recompute activations in backward (default off; QLoRA on)", "on|off"),
+              std::vector<std::string>{"on", "off"});
+  set_choices(opt(g, "--sharding", f.sharding, "none, zero1, zero2, zero3 (fsdp = zero3)", "Z"),
+              names(workload::kShardingNames));
   opt(g, "--lora-rank", f.lora_rank, "LoRA/QLoRA adapter rank (default 16)", "R");
   opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
   if (with_gpu) {
-    opt(g, "--gpu", f.gpu, "GPU id (default: a table over every catalog GPU)", "ID");
+    set_choices(opt(g, "--gpu", f.gpu,
+                    "GPU id (default: a table over every catalog GPU); exit 1 if the job "
+                    "does not fit it",
+                    "ID"),
+                [] {
+                  std::vector<std::string> ids;
+                  for (const auto& gpu : catalog::embedded_catalog().gpus) ids.push_back(gpu.id);
+                  return ids;
+                });
     opt(g, "--gpus", f.gpus, "GPUs sharing the job (default 1)", "N");
   }
   auto* a = cmd->add_option_group("Architecture", "Override or give the model's shape");
@@ -113,6 +141,38 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu) {
   opt(a, "--kv-heads", f.kv_heads, "Key/value heads (grouped-query attention)", "K");
   opt(a, "--ffn", f.ffn, "Feed-forward inner size", "F");
   opt(a, "--vocab", f.vocab, "Vocabulary size", "V");
+}
+
+std::vector<std::string> workload_args(const WorkloadFlags& f) {
+  const std::pair<const char*, const std::optional<std::string>*> flags[] = {
+      {"--model", &f.model},
+      {"--model-size", &f.model_size},
+      {"--task", &f.task},
+      {"--precision", &f.precision},
+      {"--optimizer", &f.optimizer},
+      {"--batch-size", &f.batch_size},
+      {"--seq-len", &f.seq_len},
+      {"--tokens", &f.tokens},
+      {"--epochs", &f.epochs},
+      {"--dataset-tokens", &f.dataset_tokens},
+      {"--grad-checkpointing", &f.grad_checkpointing},
+      {"--sharding", &f.sharding},
+      {"--lora-rank", &f.lora_rank},
+      {"--mfu", &f.mfu},
+      {"--gpu", &f.gpu},
+      {"--gpus", &f.gpus},
+      {"--layers", &f.layers},
+      {"--hidden", &f.hidden},
+      {"--heads", &f.heads},
+      {"--kv-heads", &f.kv_heads},
+      {"--ffn", &f.ffn},
+      {"--vocab", &f.vocab},
+  };
+  std::vector<std::string> out;
+  for (const auto& [name, value] : flags) {
+    if (*value) out.insert(out.end(), {name, **value});
+  }
+  return out;
 }
 
 workload::WorkloadInput to_input(const WorkloadFlags& f) {

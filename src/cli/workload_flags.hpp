@@ -4,6 +4,7 @@
 // same kind of message: `--model-size: unknown suffix "X"; expected ...`.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -20,7 +21,12 @@ struct WorkloadFlags {
 
 /// Adds the workload flags to `cmd` (in an option group "Workload"). With
 /// `with_gpu` false, --gpu and --gpus are left out (recommend chooses them).
-void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu = true);
+/// `task_default` is what --help says the command assumes without --task.
+void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
+                        std::string_view task_default);
+
+/// The flags as given, as command-line words ("--model-size", "7B", ...).
+[[nodiscard]] std::vector<std::string> workload_args(const WorkloadFlags& f);
 
 /// Converts the flag text; throws InputError listing every bad flag, each as
 /// Diagnostic{"--flag", "", message}. Range and consistency checks happen in

@@ -45,7 +45,7 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 gpuadvisor::expected<double, std::string> apply_si(double value, std::string_view suffix,
-                                            std::string_view what) {
+                                                   std::string_view what) {
   double mult = 0;
   if (suffix.empty())
     mult = 1;

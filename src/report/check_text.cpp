@@ -8,8 +8,6 @@
 namespace gpuadvisor::report {
 namespace {
 
-constexpr std::size_t kWidth = 100;
-
 std::string plural(int n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
@@ -51,17 +49,21 @@ void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
   } else if (!f.path.empty()) {
     out += fmt::format("  --> {} ({})\n", terminal_safe(s.file), terminal_safe(f.path));
   }
-  out += "  " + wrap_text(f.message, kWidth, 2, 2) + "\n";
+  // fmt::format, not "literal" + std::string: GCC 12 reports a false
+  // -Wrestrict for that in Release builds (GCC PR 105651).
+  out += fmt::format("  {}\n", wrap_text(f.message, st.width, 2, 2));
   if (!f.measured.text.empty() || !f.limit.text.empty()) {
     out += fmt::format("  measured: {}   limit: {}\n", terminal_safe(f.measured.text),
                        terminal_safe(f.limit.text));
   }
-  if (!f.fix.empty()) out += "  fix: " + wrap_text(f.fix, kWidth, 7, 7) + "\n";
-  if (f.waived) out += "  waived: " + wrap_text(f.waiver_reason, kWidth, 10, 10) + "\n";
+  if (!f.fix.empty()) out += fmt::format("  fix: {}\n", wrap_text(f.fix, st.width, 7, 7));
+  if (f.waived) {
+    out += fmt::format("  waived: {}\n", wrap_text(f.waiver_reason, st.width, 10, 10));
+  }
 }
 
 /// The figures the rules compared, wrapped between figures (never inside one).
-std::string metrics_text(const rules::BuildMetrics& m) {
+std::string metrics_text(const rules::BuildMetrics& m, std::size_t width) {
   const auto w = [](double v) { return rules::group_digits(v) + " W"; };
   std::vector<std::string> parts = {
       fmt::format("peak draw {}", w(m.peak_draw_w)),
@@ -75,7 +77,7 @@ std::string metrics_text(const rules::BuildMetrics& m) {
   std::size_t col = 2;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string piece = parts[i] + (i + 1 < parts.size() ? "," : "");
-    if (i > 0 && col + 1 + piece.size() > kWidth) {
+    if (i > 0 && col + 1 + piece.size() > width) {
       out += "\n    ";
       col = 4;
     } else if (i > 0) {
@@ -127,7 +129,8 @@ std::string wrap_text(std::string_view text, std::size_t width, std::size_t firs
     }
     const std::size_t w = display_width(word);
     if (!line_start && col + 1 + w > width) {
-      out += "\n" + std::string(indent, ' ');
+      out += '\n';
+      out.append(indent, ' ');
       col = indent;
       line_start = true;
     }
@@ -162,7 +165,7 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
                          terminal_safe(s.file), st.note("note"), terminal_safe(w.rule),
                          terminal_safe(w.path));
     }
-    out += metrics_text(s.metrics);
+    out += metrics_text(s.metrics, st.width);
     const auto c = s.counts();
     int checked = 0;
     int clean = 0;

@@ -30,11 +30,7 @@ std::string pct(double v) { return fmt::format("{:.0f}%", v * 100); }
 
 std::string bytes_or_dash(double b) { return b > 0 ? format_bytes(b) : "-"; }
 
-std::string rate(double per_s, const char* unit) {
-  if (per_s >= 1e6) return fmt::format("{:.2f}M {}/s", per_s / 1e6, unit);
-  if (per_s >= 1e4) return fmt::format("{:.0f} {}/s", per_s, unit);
-  return fmt::format("{:.1f} {}/s", per_s, unit);
-}
+std::string rate(double per_s, const char* unit) { return format_rate(per_s, unit); }
 
 std::string flops(double f) {
   int e = f > 0 ? static_cast<int>(std::floor(std::log10(f))) : 0;
@@ -42,8 +38,8 @@ std::string flops(double f) {
 }
 
 std::string time_line(const ComputeEstimate& c) {
-  return fmt::format("{}, {:.0f} GPU-hours, {:.0f} kWh", format_duration_hours(c.time_hours),
-                     c.gpu_hours, c.energy_kwh);
+  return fmt::format("{}, {} GPU-hours, {} kWh", format_duration_hours(c.time_hours),
+                     format_number(c.gpu_hours), format_number(c.energy_kwh));
 }
 
 std::string task_name(const Workload& w) {
@@ -218,7 +214,7 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
 }
 
 std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std::string& gpu,
-                          int gpus) {
+                          int gpus, std::size_t wrap_at) {
   std::string out;
   const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
   const char* unit = cnn ? "samples" : "tokens";
@@ -227,13 +223,13 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
                   flops(c.flops_per_token), cnn ? "sample" : "token", format_count(w.tokens), unit);
   out += wrap(fmt::format("  {:<14}", "utilisation"),
               fmt::format("{} of {:.1f} TFLOP/s peak: {}", pct(c.mfu), c.peak_tflops, c.mfu_basis),
-              96, 16) +
+              wrap_at, 16) +
          "\n";
   out += fmt::format("  {:<14}{} ({:.1f} TFLOP/s per GPU, {}x {})\n", "throughput",
                      rate(c.tokens_per_second, cnn ? "samples" : "tokens"),
                      c.achieved_tflops_per_gpu, gpus, gpu);
   out += fmt::format("  {:<14}{}\n", "time", time_line(c));
-  for (const auto& n : c.notes) out += wrap(fmt::format("  {:<14}", "note"), n, 96, 16) + "\n";
+  for (const auto& n : c.notes) out += wrap(fmt::format("  {:<14}", "note"), n, wrap_at, 16) + "\n";
   return out;
 }
 
@@ -297,7 +293,8 @@ Estimate make_estimate(const Workload& w, const catalog::Catalog& cat) {
   return e;
 }
 
-std::string estimate_text(const Estimate& e) {
+std::string estimate_text(const Estimate& e, std::size_t width) {
+  const std::size_t wrap_at = width > 4 ? width - 4 : width;
   const auto& w = e.workload;
   const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
   std::string out;
@@ -307,7 +304,7 @@ std::string estimate_text(const Estimate& e) {
   head += fmt::format(", {} GPU{}", w.gpus, w.gpus > 1 ? "s" : "");
   if (w.sharding != Sharding::none) head += fmt::format(" ({})", to_string(w.sharding));
   out += head + "\n";
-  out += wrap(fmt::format("  {:<12}", "model"), arch_line(w), 96, 14) + "\n";
+  out += wrap(fmt::format("  {:<12}", "model"), arch_line(w), wrap_at, 14) + "\n";
   if (w.training()) {
     const double share = w.counts.total > 0 ? w.counts.trainable / w.counts.total : 0;
     out += fmt::format(
@@ -345,18 +342,18 @@ std::string estimate_text(const Estimate& e) {
           out += wrap(fmt::format("  {}. ", i + 1),
                       fmt::format("{} -> {} per GPU", f.changes[i].description,
                                   format_bytes(f.changes[i].memory.total)),
-                      96, 5) +
+                      wrap_at, 5) +
                  "\n";
         }
         break;
       case Verdict::does_not_fit:
         out += fmt::format("Fit on {}: does not fit\n", terminal_safe(f.gpu));
-        out += wrap("  ", f.reason, 96, 2) + "\n";
+        out += wrap("  ", f.reason, wrap_at, 2) + "\n";
         break;
     }
     out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, terminal_safe(f.gpu),
                        f.verdict == Verdict::fits ? "" : " (as given)");
-    out += compute_lines(w, row.compute, terminal_safe(f.gpu), w.gpus);
+    out += compute_lines(w, row.compute, terminal_safe(f.gpu), w.gpus, wrap_at);
     if (row.with_changes) {
       out +=
           fmt::format("  {:<14}{} at {} ({} MFU)\n", "with changes", time_line(*row.with_changes),
@@ -389,19 +386,19 @@ std::string estimate_text(const Estimate& e) {
       t.add_row({f.gpu, fmt::format("{:.1f}", f.available_bytes / kGiB),
                  format_bytes(f.per_gpu_bytes), verdict,
                  runs ? format_duration_hours(c->time_hours) : "-",
-                 runs ? fmt::format("{:.0f}", c->gpu_hours) : "-"});
+                 runs ? format_number(c->gpu_hours) : "-"});
     }
-    out += t.render(2);
+    out += t.render(2, width);
     out += wrap("  ",
                 "GiB: usable per GPU. ckpt = gradient checkpointing; mb N = micro-batch N with "
                 "gradient accumulation; zero3 xN = ZeRO-3 over N GPUs; TP xN = tensor parallel. "
                 "Pick a GPU with --gpu ID for the breakdown of the fix and the utilisation.",
-                96, 2) +
+                wrap_at, 2) +
            "\n";
   }
 
   out += "\nAssumptions\n";
-  for (const auto& a : w.assumptions) out += wrap("  - ", a, 96, 4) + "\n";
+  for (const auto& a : w.assumptions) out += wrap("  - ", a, wrap_at, 4) + "\n";
   return out;
 }
 

@@ -16,7 +16,6 @@ namespace {
 using nlohmann::ordered_json;
 using search::RecommendedBuild;
 
-constexpr std::size_t kWidth = 100;
 constexpr std::size_t kLabel = 13;  ///< text column of a build's detail lines
 
 double rounded(double v, int digits) {
@@ -28,22 +27,6 @@ double rounded(double v, int digits) {
 std::string usd(double v) { return format_usd(v); }
 
 std::string watts(double w) { return fmt::format("{} W", format_usd(w).substr(1)); }
-
-/// Cuts UTF-8 text to `width` code points, marking the cut with "...".
-std::string truncated(const std::string& s, std::size_t width) {
-  if (display_width(s) <= width) return s;
-  std::string out;
-  std::size_t points = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if ((c & 0xC0) != 0x80) {
-      if (points + 3 == width) break;
-      ++points;
-    }
-    out += s[i];
-  }
-  return out + "...";
-}
 
 std::string workload_text(const workload::Workload& w) {
   std::string s = fmt::format("{}, {}, {}", terminal_safe(w.model_name),
@@ -171,34 +154,52 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
 
 // --- Text ---------------------------------------------------------------------
 
-std::string detail(std::string_view label, const std::string& text) {
-  return fmt::format("    {:<{}}{}\n", label, kLabel - 4, wrap_text(text, kWidth, kLabel, kLabel));
+std::string detail(std::string_view label, const std::string& text, std::size_t width) {
+  return fmt::format("    {:<{}}{}\n", label, kLabel - 4, wrap_text(text, width, kLabel, kLabel));
 }
 
 std::string build_text(const RecommendedBuild& b, const search::Request& req, const TextStyle& st,
                        std::string_view rank) {
   const auto& c = b.candidate;
   std::string out;
-  out += st.bold(fmt::format("{}  {}x {}   {}   {} to {}", rank, c.choice.gpus,
-                             terminal_safe(c.choice.gpu->name), usd(search::to_usd(c.price)),
-                             format_duration_hours(b.compute.time_hours),
-                             b.plan->workload.training() ? "train" : "run"));
+  const std::string gpus = fmt::format("{}x {}", c.choice.gpus, terminal_safe(c.choice.gpu->name));
+  const std::string price = usd(search::to_usd(c.price));
+  const std::string time = fmt::format("{} to {}", format_duration_hours(b.compute.time_hours),
+                                       b.plan->workload.training() ? "train" : "run");
+  std::string head = fmt::format("{}  {}   {}   {}", rank, gpus, price, time);
+  if (display_width(head) > st.width) head = fmt::format("{}  {}  {}  {}", rank, gpus, price, time);
+  out += st.bold(display_width(head) > st.width ? wrap_text(head, st.width, 0, 4) : head);
   out += "\n";
-  // Bill of materials: the id column as wide as its widest id, names cut to fit.
-  std::size_t idw = 2;
-  for (const auto& l : b.bom) idw = std::max(idw, terminal_safe(l.id).size());
-  const std::size_t prefix = 4 + 11 + idw + 1 + 3 + 1 + 10 + 1 + 10 + 2;
-  const std::size_t namew = kWidth > prefix + 10 ? kWidth - prefix : 10;
-  out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}  {}\n", "part", "id", idw, "qty", "unit",
-                     "total", "name");
+  // Bill of materials: every column as wide as its content, the name in the
+  // rest of the line, wrapped (never cut) where the terminal is too narrow.
+  const std::string total = usd(search::to_usd(c.price));
+  std::size_t catw = 5, idw = 2, qtyw = 3, unitw = 5, totalw = total.size();
   for (const auto& l : b.bom) {
     const bool inc = !l.note.empty();
-    out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}  {}\n", l.category,
-                       terminal_safe(l.id), idw, l.count, inc ? "incl." : usd(l.unit_usd),
-                       inc ? "-" : usd(l.total_usd), truncated(terminal_safe(l.name), namew));
+    catw = std::max(catw, l.category.size());
+    idw = std::max(idw, terminal_safe(l.id).size());
+    qtyw = std::max(qtyw, std::to_string(l.count).size());
+    unitw = std::max(unitw, inc ? 5 : usd(l.unit_usd).size());
+    totalw = std::max(totalw, inc ? 1 : usd(l.total_usd).size());
   }
-  out += fmt::format("    {:<11}{:<{}} {:>3} {:>10} {:>10}\n", "total", "", idw, "", "",
-                     usd(search::to_usd(c.price)));
+  const std::size_t prefix = 4 + catw + 1 + idw + 1 + qtyw + 1 + unitw + 1 + totalw + 2;
+  const std::size_t namew = st.width > prefix + 10 ? st.width - prefix : 10;
+  auto bom_line = [&](std::string_view cat, std::string_view id, std::string_view qty,
+                      std::string_view unit, std::string_view tot, const std::string& name) {
+    std::string line =
+        fmt::format("    {:<{}} {:<{}} {:>{}} {:>{}} {:>{}}  {}", cat, catw, id, idw, qty, qtyw,
+                    unit, unitw, tot, totalw, wrap_text(name, prefix + namew, prefix, prefix));
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  };
+  out += bom_line("part", "id", "qty", "unit", "total", "name");
+  for (const auto& l : b.bom) {
+    const bool inc = !l.note.empty();
+    out += bom_line(l.category, terminal_safe(l.id), std::to_string(l.count),
+                    inc ? "incl." : usd(l.unit_usd), inc ? "-" : usd(l.total_usd),
+                    terminal_safe(l.name));
+  }
+  out += bom_line("total", "", "", "", total, "");
   const auto& pw = b.power;
   std::string power = fmt::format(
       "peak {}; PSUs {} at {} V = {:.2f}x the peak (the rules need {}); {} at the wall, "
@@ -208,7 +209,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   if (pw.circuit_w > 0) {
     power += fmt::format("; circuit {} carries {}", watts(pw.circuit_w), watts(pw.circuit_cap_w));
   }
-  out += detail("power", power);
+  out += detail("power", power, st.width);
   const auto& m = b.memory;
   std::vector<std::string> terms;
   auto term = [&](std::string_view name, double v) {
@@ -222,22 +223,29 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   term("logits", m.logits);
   term("KV cache", m.kv_cache);
   term("overhead", m.overhead);
-  out += detail("memory", fmt::format("{} per GPU of {}: {}", format_bytes(m.total),
-                                      format_bytes(b.available_bytes), fmt::join(terms, ", ")));
-  if (!b.changes.empty()) out += detail("changes", fmt::format("{}", fmt::join(b.changes, "; ")));
+  out += detail("memory",
+                fmt::format("{} per GPU of {}: {}", format_bytes(m.total),
+                            format_bytes(b.available_bytes), fmt::join(terms, ", ")),
+                st.width);
+  if (!b.changes.empty()) {
+    out += detail("changes", fmt::format("{}", fmt::join(b.changes, "; ")), st.width);
+  }
   const auto& k = b.compute;
   const bool cnn = b.plan->workload.arch.kind == catalog::ModelKind::cnn;
-  out += detail(
-      "speed", fmt::format("{} {}/s, MFU {} %: {} {} in {} ({} GPU-hours)",
-                           format_usd(k.tokens_per_second).substr(1), cnn ? "samples" : "tokens",
-                           k.mfu < 0.1 ? fmt::format("{:.1f}", k.mfu * 100)
-                                       : fmt::format("{:.0f}", k.mfu * 100),
-                           format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
-                           format_duration_hours(k.time_hours), format_usd(k.gpu_hours).substr(1)));
-  out += detail("energy", fmt::format("{} kWh at the wall (PUE {}): {} of electricity at "
-                                      "${:.3f}/kWh",
-                                      format_usd(b.energy_kwh).substr(1), b.pue,
-                                      usd(b.electricity_usd), req.electricity_usd_per_kwh));
+  out += detail("speed",
+                fmt::format("{}, MFU {} %: {} {} in {} ({} GPU-hours)",
+                            format_rate(k.tokens_per_second, cnn ? "samples" : "tokens"),
+                            k.mfu < 0.1 ? fmt::format("{:.1f}", k.mfu * 100)
+                                        : fmt::format("{:.0f}", k.mfu * 100),
+                            format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
+                            format_duration_hours(k.time_hours), format_number(k.gpu_hours)),
+                st.width);
+  out += detail("energy",
+                fmt::format("{} kWh at the wall (PUE {}): {} of electricity at "
+                            "${:.3f}/kWh",
+                            format_number(b.energy_kwh), b.pue, usd(b.electricity_usd),
+                            req.electricity_usd_per_kwh),
+                st.width);
   for (const auto& f : b.findings) {
     const std::string label = std::string(rules::to_string(f.severity));
     const std::string styled = f.severity == rules::Severity::error     ? st.error(label)
@@ -245,10 +253,11 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                                                                         : st.note(label);
     // Styling adds escape codes: pad by the visible width.
     const std::size_t pad = kLabel - 4 > label.size() ? kLabel - 4 - label.size() : 1;
-    out += fmt::format("    {}{}{}\n", styled, std::string(pad, ' '),
-                       wrap_text(fmt::format("{} {}", f.rule, f.message), kWidth, kLabel, kLabel));
+    out +=
+        fmt::format("    {}{}{}\n", styled, std::string(pad, ' '),
+                    wrap_text(fmt::format("{} {}", f.rule, f.message), st.width, kLabel, kLabel));
   }
-  for (const auto& t : b.tips) out += detail("tip", t);
+  for (const auto& t : b.tips) out += detail("tip", t, st.width);
   return out;
 }
 
@@ -387,7 +396,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
   std::string out;
   const auto& k = req.constraints;
   out += fmt::format(
-      "{}\n", wrap_text(fmt::format("Workload: {}", workload_text(r.workload)), kWidth, 0, 10));
+      "{}\n", wrap_text(fmt::format("Workload: {}", workload_text(r.workload)), st.width, 0, 10));
   std::vector<std::string> limits;
   if (k.max_gpus > 0) limits.push_back(fmt::format("at most {} GPUs", k.max_gpus));
   if (!k.vendor.empty()) limits.push_back(k.vendor + " GPUs");
@@ -397,24 +406,21 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
   limits.push_back(fmt::format("policy {}", rs.policy));
   out += wrap_text(fmt::format("Budget {}, ranked by {}; {}", usd(search::to_usd(k.budget)),
                                objective_text(k.objective), fmt::join(limits, ", ")),
-                   kWidth, 0, 2) +
+                   st.width, 0, 2) +
          "\n";
   out += "Assumptions:\n";
-  for (const auto& a : r.assumptions) out += fmt::format("  - {}\n", wrap_text(a, kWidth, 4, 4));
+  for (const auto& a : r.assumptions) out += fmt::format("  - {}\n", wrap_text(a, st.width, 4, 4));
   for (const auto& b : r.builds) {
     out += '\n';
     out += build_text(b, req, st, fmt::format("#{}", b.rank));
   }
   for (const auto& n : r.notes) {
-    out += fmt::format("\n{}\n", wrap_text(fmt::format("Note: {}", n), kWidth, 0, 2));
-  }
-  if (r.builds.size() > 0) {
-    out += "\nEach build's spec for 'gpuadvisor check': --format json, builds[].spec.\n";
+    out += fmt::format("\n{}\n", wrap_text(fmt::format("Note: {}", n), st.width, 0, 2));
   }
   if (r.no_fit) {
     const auto& nf = *r.no_fit;
     out += fmt::format("\n{}: {}\n", st.error("Nothing fits"),
-                       wrap_text(fmt::format("{}.", nf.reason), kWidth, 14, 2));
+                       wrap_text(fmt::format("{}.", nf.reason), st.width, 14, 2));
     if (nf.smallest_budget_usd) {
       out += fmt::format("Smallest budget that works: {}\n", usd(*nf.smallest_budget_usd));
     }
@@ -422,7 +428,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
       out += fmt::format(
           "\n{}\n",
           wrap_text(fmt::format("Nearest build (breaks {}: {}):", nf.broken, nf.broken_message),
-                    kWidth, 0, 2));
+                    st.width, 0, 2));
       out += build_text(*nf.nearest, req, st, "--");
     }
     if (!nf.alternatives.empty()) {
@@ -432,7 +438,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
                            wrap_text(fmt::format("{}x {}, {}, {} to {}: {}", a.gpus, a.gpu_name,
                                                  usd(a.price_usd), format_duration_hours(a.hours),
                                                  r.workload.training() ? "train" : "run", a.why),
-                                     kWidth, 24, 24));
+                                     st.width, 24, 24));
       }
     } else {
       out +=

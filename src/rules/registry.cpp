@@ -69,7 +69,9 @@ std::vector<std::string> rule_ids(RuleMask m) {
 }
 
 void RuleContext::add(Words w) {
-  Finding f;
+  // Built in place: moving a local Finding into the vector trips GCC 12's
+  // false -Wmaybe-uninitialized in Release builds.
+  Finding& f = findings_->emplace_back();
   f.rule = info_->id;
   f.severity = info_->severity;
   f.title = info_->title;
@@ -78,7 +80,6 @@ void RuleContext::add(Words w) {
   f.message = std::move(w.message);
   f.fix = std::move(w.fix);
   f.path = std::move(w.path);
-  findings_->push_back(std::move(f));
 }
 
 Decision decide(const RuleDecl& rule, const Build& b, const Inputs& in) {

@@ -139,12 +139,12 @@ TEST_CASE("estimate: bad input exits 2 with the flag and a clear message", "[cli
   }
 }
 
-TEST_CASE("estimate: --format must be text or json", "[cli][estimate]") {
+TEST_CASE("estimate: --format must be text, json or html", "[cli][estimate]") {
   auto r = run(estimate({"--model", "gpt2", "--format", "sarif"}));
   CHECK(r.exit_code == 2);
   CHECK(r.err ==
-        "gpuadvisor: error: --format: 'estimate' does not support \"sarif\"; expected text or "
-        "json\n");
+        "gpuadvisor: error: --format: 'estimate' does not support \"sarif\"; expected text, "
+        "json or html\n");
 }
 
 TEST_CASE("estimate: --help shows the workload flags and examples", "[cli][estimate]") {

@@ -1,5 +1,6 @@
 // Where results go: --output FILE (atomic, never through a planted symlink,
 // never over a device or an input), stdout (every write checked) and signals.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -198,15 +199,19 @@ TEST_CASE("a failed write to stdout is an error, never exit 0", "[cli][output]")
 }
 
 TEST_CASE("empty file and policy names are rejected, not ignored", "[cli][output]") {
-  const std::string usage = " (run 'gpuadvisor --help' for usage)";
-  require_error(run({"rules", "--output", ""}),
-                "--output: expected a file name (or - for stdout), got an empty string" + usage);
+  // The hint names the help of the command the option was given to.
+  const auto hint = [](std::string_view cmd) {
+    return fmt::format(" (run 'gpuadvisor help {}')", cmd);
+  };
+  require_error(
+      run({"rules", "--output", ""}),
+      "--output: expected a file name (or - for stdout), got an empty string" + hint("rules"));
   require_error(run({"--catalog", "", "catalog", "list"}),
-                "--catalog: expected a catalog file, got an empty string" + usage);
+                "--catalog: expected a catalog file, got an empty string" + hint("catalog list"));
   require_error(run({"rules", "--rules", ""}),
-                "--rules: expected a rules file, got an empty string" + usage);
+                "--rules: expected a rules file, got an empty string" + hint("rules"));
   require_error(run({"check", "examples/4090-workstation.json", "--policy", ""}),
-                "--policy: expected a policy name, got an empty string" + usage);
+                "--policy: expected a policy name, got an empty string" + hint("check"));
   require_error(run({"recommend", "--budget", "20k", "--model-size", "7B", "--rules", ""}),
-                "--rules: expected a rules file, got an empty string" + usage);
+                "--rules: expected a rules file, got an empty string" + hint("recommend"));
 }

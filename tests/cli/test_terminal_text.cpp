@@ -68,9 +68,10 @@ TEST_CASE("file names and flag values are escaped", "[cli][terminal]") {
                 "/nonexistent/\\x1b[2J.json: cannot open: No such file or directory");
   require_error(run({"catalog", "show", "\x1b[2J\r"}),
                 "catalog show: no part with id \"\\x1b[2J\\x0d\" (see 'gpuadvisor catalog list')");
-  require_error(run({"catalog", "list", "--category", "gpu\x9b"}),
-                "--category: unknown category \"gpu\\x9b\"; expected one of architectures, gpus, "
-                "cpus, platforms, memory, storage, psus, cooling, cpu_coolers, models, cloud, sources");
+  require_error(
+      run({"catalog", "list", "--category", "gpu\x9b"}),
+      "--category: unknown category \"gpu\\x9b\"; expected one of architectures, gpus, "
+      "cpus, platforms, memory, storage, psus, cooling, cpu_coolers, models, cloud, sources");
 }
 
 TEST_CASE("a very long value is cut in the message", "[cli][terminal]") {

@@ -8,7 +8,7 @@ gpuadvisor_schema_test(estimate_pretrain_zero3 estimate.schema.json 0
 gpuadvisor_schema_test(estimate_inference_gqa estimate.schema.json 0
   estimate --model llama-2-70b --task inference --seq-len 4096 --batch-size 8 --gpu h100-sxm
   --format json)
-gpuadvisor_schema_test(estimate_qlora_does_not_fit estimate.schema.json 0
+gpuadvisor_schema_test(estimate_qlora_does_not_fit estimate.schema.json 1
   estimate --model-size 1T --task qlora --gpu rtx-4070 --format json)
 gpuadvisor_schema_test(estimate_cnn estimate.schema.json 0
   estimate --model resnet-50 --batch-size 256 --gpu a100-80gb-sxm --format json)

@@ -50,10 +50,12 @@ RunResult spawn(const std::vector<std::string>& args, const std::string& stdin_t
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  // Inherit the environment minus NO_COLOR, plus `env`.
+  // Inherit the environment minus NO_COLOR and COLUMNS, plus `env`.
   std::vector<std::string> env_s;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "NO_COLOR=", 9) != 0) env_s.emplace_back(*e);
+    if (std::strncmp(*e, "NO_COLOR=", 9) != 0 && std::strncmp(*e, "COLUMNS=", 8) != 0) {
+      env_s.emplace_back(*e);
+    }
   }
   env_s.insert(env_s.end(), env.begin(), env.end());
   std::vector<char*> envp;

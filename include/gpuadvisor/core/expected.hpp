@@ -40,8 +40,8 @@ template <typename T, typename E>
 class expected {
  public:
   expected() : v_(std::in_place_index<0>) {}
-  expected(const T& v) : v_(std::in_place_index<0>, v) {}              // NOLINT: implicit like std
-  expected(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}       // NOLINT
+  expected(const T& v) : v_(std::in_place_index<0>, v) {}        // NOLINT: implicit like std
+  expected(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}  // NOLINT
   template <typename U>
   expected(unexpected<U> u) : v_(std::in_place_index<1>, std::move(u).error()) {}  // NOLINT
 
@@ -52,7 +52,9 @@ class expected {
   const T& value() const& { return check(), std::get<0>(v_); }
   T&& value() && { return check(), std::move(std::get<0>(v_)); }
   template <typename U>
-  T value_or(U&& u) const& { return has_value() ? std::get<0>(v_) : static_cast<T>(std::forward<U>(u)); }
+  T value_or(U&& u) const& {
+    return has_value() ? std::get<0>(v_) : static_cast<T>(std::forward<U>(u));
+  }
 
   T& operator*() & { return std::get<0>(v_); }
   const T& operator*() const& { return std::get<0>(v_); }

@@ -1,9 +1,9 @@
 #pragma once
 /// Parsing and formatting of human quantities: model sizes, token counts,
 /// money, byte sizes, durations.
-#include "gpuadvisor/core/expected.hpp"
 #include <string>
 #include <string_view>
+#include "gpuadvisor/core/expected.hpp"
 
 namespace gpuadvisor {
 

@@ -34,6 +34,7 @@ struct TextStyle {
   std::function<std::string(std::string_view)> note = error;
   std::function<std::string(std::string_view)> ok = error;
   std::function<std::string(std::string_view)> bold = error;
+  std::size_t width = 100;  ///< columns of text output (the CLI: the terminal's)
 };
 
 /// Compiler-style text, 100 columns: `spec.json: error[PWR001]: title`, then

@@ -34,7 +34,11 @@ struct Estimate {
 /// GPU of `cat`.
 [[nodiscard]] Estimate make_estimate(const workload::Workload& w, const catalog::Catalog& cat);
 
-[[nodiscard]] std::string estimate_text(const Estimate& e);
+/// Text for `width` columns (at least 80; the CLI passes the terminal's).
+[[nodiscard]] std::string estimate_text(const Estimate& e, std::size_t width = 100);
 [[nodiscard]] nlohmann::ordered_json estimate_json(const Estimate& e);
+/// One self-contained HTML page: memory per GPU by term, and the fit table as
+/// a chart (needed against usable memory, one bar per GPU).
+[[nodiscard]] std::string estimate_html(const Estimate& e);
 
 }  // namespace gpuadvisor::report

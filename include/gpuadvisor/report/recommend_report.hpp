@@ -28,4 +28,14 @@ inline constexpr int kRecommendOutputSchemaVersion = 1;
                                          const search::Request& req, const rules::RuleSet& rs,
                                          const TextStyle& style = {});
 
+/// One self-contained HTML page (inline CSS and SVG, no script): a scatter of
+/// price against time of every build in `considered` (the same query with a
+/// larger --top: one build per GPU model and count within the budget; null:
+/// the ranked builds only) with the Pareto front marked and the ranked builds
+/// labelled, memory per GPU by term as stacked bars, and each ranked build's
+/// bill of materials.
+[[nodiscard]] std::string recommend_html(const search::Recommendation& r,
+                                         const search::Request& req, const rules::RuleSet& rs,
+                                         const search::Recommendation* considered = nullptr);
+
 }  // namespace gpuadvisor::report

@@ -2,6 +2,7 @@
 /// A plain-text table for terminal output: columns sized to their content,
 /// numbers right-aligned.
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuadvisor::report {
@@ -17,13 +18,23 @@ class Table {
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
   void add_row(std::vector<std::string> cells);
   /// Rendered with `indent` spaces before each line; no trailing spaces.
-  [[nodiscard]] std::string render(int indent = 0) const;
+  /// Columns are one space apart instead of two where two would make a line
+  /// wider than `max_width`.
+  [[nodiscard]] std::string render(int indent = 0, std::size_t max_width = 100) const;
   [[nodiscard]] bool empty() const { return rows_.empty(); }
 
  private:
   std::vector<Column> columns_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+/// A number with thousands separators and `decimals` decimals: "1,102,581",
+/// "6,438.9". Text output uses it for every count and rate; JSON has raw numbers.
+[[nodiscard]] std::string format_number(double v, int decimals = 0);
+
+/// A rate: one decimal below 10,000, whole above ("6,438.9 tokens/s",
+/// "48,211 tokens/s").
+[[nodiscard]] std::string format_rate(double per_s, std::string_view unit);
 
 /// Display width of UTF-8 text (code points; the catalog has no wide glyphs).
 [[nodiscard]] std::size_t display_width(const std::string& s);
