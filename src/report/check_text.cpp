@@ -117,13 +117,15 @@ std::string wrap_text(std::string_view text, std::size_t width, std::size_t firs
     // A word longer than a whole line (a URL) is cut at the line's end.
     while (width > indent + 10 && display_width(word) > width - indent) {
       if (!line_start) {
-        out += "\n" + std::string(indent, ' ');
+        out += '\n';
+        out.append(indent, ' ');
         col = indent;
       }
       const std::size_t n = width - col;
       out += word.substr(0, n);
       word.erase(0, n);
-      out += "\n" + std::string(indent, ' ');
+      out += '\n';  // not "\n" + std::string: GCC 12 -Wrestrict (PR 105651)
+      out.append(indent, ' ');
       col = indent;
       line_start = true;
     }
