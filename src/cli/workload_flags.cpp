@@ -122,6 +122,8 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
               names(workload::kShardingNames));
   opt(g, "--lora-rank", f.lora_rank, "LoRA/QLoRA adapter rank (default 16)", "R");
   opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
+  opt(g, "--memory-margin", f.memory_margin,
+      "Share of usable GPU memory a fit leaves free: 0.05 or 5% (default 5%)", "M");
   if (with_gpu) {
     set_choices(opt(g, "--gpu", f.gpu,
                     "GPU id (default: a table over every catalog GPU); exit 1 if the job "
@@ -159,6 +161,7 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--sharding", &f.sharding},
       {"--lora-rank", &f.lora_rank},
       {"--mfu", &f.mfu},
+      {"--memory-margin", &f.memory_margin},
       {"--gpu", &f.gpu},
       {"--gpus", &f.gpus},
       {"--layers", &f.layers},
@@ -200,6 +203,7 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
   in.epochs = number(f.epochs, "--epochs", diags);
   in.dataset_tokens = counted(f.dataset_tokens, "--dataset-tokens", diags);
   in.mfu = number(f.mfu, "--mfu", diags);
+  in.memory_margin = number(f.memory_margin, "--memory-margin", diags);
   if (f.grad_checkpointing) {
     const auto& v = *f.grad_checkpointing;
     if (v == "on" || v == "true" || v == "yes")

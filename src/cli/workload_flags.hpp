@@ -15,7 +15,8 @@ namespace gpuadvisor::cli {
 /// Raw flag values; empty optionals were not given.
 struct WorkloadFlags {
   std::optional<std::string> model, model_size, task, precision, optimizer, batch_size, seq_len,
-      tokens, epochs, dataset_tokens, grad_checkpointing, sharding, gpu, gpus, lora_rank, mfu;
+      tokens, epochs, dataset_tokens, grad_checkpointing, sharding, gpu, gpus, lora_rank, mfu,
+      memory_margin;
   std::optional<std::string> layers, hidden, heads, kv_heads, ffn, vocab;
 };
 

@@ -331,13 +331,17 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
     out += "\n";
     switch (f.verdict) {
       case Verdict::fits:
-        out += fmt::format("Fit on {}: fits ({} of {})\n", terminal_safe(f.gpu),
-                           format_bytes(f.per_gpu_bytes), format_bytes(f.available_bytes));
+        out += fmt::format(
+            "Fit on {}: fits ({} of {}; {})\n", terminal_safe(f.gpu), format_bytes(f.per_gpu_bytes),
+            format_bytes(f.available_bytes),
+            workload::margin_text(f.per_gpu_bytes, f.available_bytes, e.workload.memory_margin));
         break;
       case Verdict::fits_with_changes:
-        out += fmt::format("Fit on {}: fits with changes ({} needed, {} usable)\n",
-                           terminal_safe(f.gpu), format_bytes(f.per_gpu_bytes),
-                           format_bytes(f.available_bytes));
+        out += fmt::format(
+            "Fit on {}: fits with changes ({} needed, {} usable with the {:.0f} % "
+            "margin)\n",
+            terminal_safe(f.gpu), format_bytes(f.per_gpu_bytes), format_bytes(f.usable_bytes),
+            100 * e.workload.memory_margin);
         for (std::size_t i = 0; i < f.changes.size(); ++i) {
           out += wrap(fmt::format("  {}. ", i + 1),
                       fmt::format("{} -> {} per GPU", f.changes[i].description,
@@ -472,6 +476,7 @@ ojson estimate_json(const Estimate& e) {
                 {"gpus", f.gpus},
                 {"per_gpu_bytes", whole(f.per_gpu_bytes)},
                 {"available_bytes", whole(f.available_bytes)},
+                {"usable_bytes", whole(f.usable_bytes)},
                 {"changes", changes},
                 {"reason", f.reason.empty() ? ojson(nullptr) : ojson(f.reason)},
                 {"compute", compute_json(row.compute)},

@@ -122,6 +122,7 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
   const auto& m = b.memory;
   j["memory"] = {{"per_gpu_bytes", std::round(m.total)},
                  {"available_bytes", std::round(b.available_bytes)},
+                 {"usable_bytes", std::round(b.usable_bytes)},
                  {"terms",
                   {{"weights", std::round(m.weights)},
                    {"master_weights", std::round(m.master_weights)},
@@ -223,10 +224,13 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   term("logits", m.logits);
   term("KV cache", m.kv_cache);
   term("overhead", m.overhead);
-  out += detail("memory",
-                fmt::format("{} per GPU of {}: {}", format_bytes(m.total),
-                            format_bytes(b.available_bytes), fmt::join(terms, ", ")),
-                st.width);
+  out += detail(
+      "memory",
+      fmt::format("{} per GPU of {} ({}): {}", format_bytes(m.total),
+                  format_bytes(b.available_bytes),
+                  workload::margin_text(m.total, b.available_bytes, b.plan->workload.memory_margin),
+                  fmt::join(terms, ", ")),
+      st.width);
   if (!b.changes.empty()) {
     out += detail("changes", fmt::format("{}", fmt::join(b.changes, "; ")), st.width);
   }
@@ -320,6 +324,7 @@ ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendat
     wl["sharding"] = workload::to_string(w.sharding);
   }
   if (in.mfu) wl["mfu"] = *in.mfu;
+  if (in.memory_margin) wl["memory_margin"] = *in.memory_margin;
   if (in.arch.layers) wl["layers"] = *in.arch.layers;
   if (in.arch.hidden) wl["hidden"] = *in.arch.hidden;
   if (in.arch.heads) wl["heads"] = *in.arch.heads;

@@ -51,9 +51,10 @@ static void vram001(RuleContext& c) {
     }
     c.fail([&] {
       return Words{
-          fmt::format("{} needs {} per GPU; {} has {} usable", describe_workload(w),
-                      format_bytes(fit.per_gpu_bytes), g.name, format_bytes(fit.available_bytes)),
-          qty(gib(fit.per_gpu_bytes), "GiB", 1), qty(gib(fit.available_bytes), "GiB", 1, "<="), fix,
+          fmt::format("{} needs {} per GPU; {} has {} usable with the {:.0f} % memory margin",
+                      describe_workload(w), format_bytes(fit.per_gpu_bytes), g.name,
+                      format_bytes(fit.usable_bytes), 100 * w.memory_margin),
+          qty(gib(fit.per_gpu_bytes), "GiB", 1), qty(gib(fit.usable_bytes), "GiB", 1, "<="), fix,
           index_path("workloads", i)};
     });
   }

@@ -190,6 +190,7 @@ class Assembler {
     const auto& g = *c.choice.gpu;
     r.memory = workload::memory_per_gpu(plan.workload, g, c.choice.gpus);
     r.available_bytes = workload::available_bytes(g);
+    r.usable_bytes = workload::usable_bytes(plan.workload, g);
     r.changes = plan.changes;
     r.compute = plan.compute;
     // Energy at the wall: the GPUs at their training draw (the workload
@@ -394,8 +395,8 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
         if (req.constraints.gpus > 0 && n != req.constraints.gpus) continue;
         const GpuPlan& plan = ctx.plan(g, n);
         if ((plan.violations & bit(rules::vram_fit_rule())) == 0) any_fit = true;
-        const double ratio =
-            workload::memory_per_gpu(plan.workload, g, n).total / workload::available_bytes(g);
+        const double ratio = workload::memory_per_gpu(plan.workload, g, n).total /
+                             workload::usable_bytes(plan.workload, g);
         if (closest == nullptr || ratio < closest_ratio) {
           closest = &g;
           closest_n = n;

@@ -82,6 +82,7 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
   r.gpu = gpu.id;
   r.gpus = std::max(1, gpus);
   r.available_bytes = available_bytes(gpu);
+  r.usable_bytes = usable_bytes(w, gpu);
   const Evaluator ev(w, gpu);
 
   Plan given;
@@ -95,7 +96,7 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
   r.per_gpu_bytes = r.memory.total;
   r.fixed = {w.task,       w.precision,         w.sharding,           r.gpus,
              w.batch_size, w.grad_accumulation, w.grad_checkpointing, w.lora_rank};
-  if (r.per_gpu_bytes <= r.available_bytes) {
+  if (r.per_gpu_bytes <= r.usable_bytes) {
     r.verdict = Verdict::fits;
     return r;
   }
@@ -177,7 +178,7 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
               smallest_mem = mem;
               smallest = plan;
             }
-            if (mem > r.available_bytes) continue;
+            if (mem > r.usable_bytes) continue;
             if (!best || plan.cost < best->cost - 1e-9 ||
                 (std::abs(plan.cost - best->cost) <= 1e-9 && mem < best_mem)) {
               best = plan;
@@ -205,7 +206,7 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
   if (!best) {
     r.verdict = Verdict::does_not_fit;
     r.reason = fmt::format("needs {} per GPU, {} usable; the most the changes reach is {} ({})",
-                           format_bytes(r.per_gpu_bytes), format_bytes(r.available_bytes),
+                           format_bytes(r.per_gpu_bytes), format_bytes(r.usable_bytes),
                            format_bytes(smallest_mem), describe_plan(smallest));
     return r;
   }

@@ -63,6 +63,7 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.sharding = named<Sharding>(r, "sharding", kShardingNames, parse_sharding);
   in.gpu = r.string("gpu", Need::optional);
   in.mfu = r.number("mfu", -kNumMax, kNumMax, Need::optional);
+  in.memory_margin = r.number("memory_margin", -kNumMax, kNumMax, Need::optional);
   in.arch.layers = r.integer("layers", kIntMin, kIntMax, Need::optional);
   in.arch.hidden = r.integer("hidden", kIntMin, kIntMax, Need::optional);
   in.arch.heads = r.integer("heads", kIntMin, kIntMax, Need::optional);

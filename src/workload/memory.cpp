@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"
 
@@ -217,6 +220,16 @@ MemoryBreakdown memory_per_gpu(const Workload& w, const catalog::Gpu& gpu, int g
 
 double available_bytes(const catalog::Gpu& gpu) {
   return gpu.memory_gb * kGiB * (1.0 - k::kDriverReserve);
+}
+
+double usable_bytes(const Workload& w, const catalog::Gpu& gpu) {
+  return available_bytes(gpu) * (1.0 - w.memory_margin);
+}
+
+std::string margin_text(double needed, double available, double margin) {
+  const double free = available - needed;
+  return fmt::format("{} free, {:.0f} % (the margin asks {:.0f} %)",
+                     format_bytes(std::max(0.0, free)), 100 * free / available, 100 * margin);
 }
 
 }  // namespace gpuadvisor::workload

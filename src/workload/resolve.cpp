@@ -311,6 +311,19 @@ class Resolver {
                                k::kMinMfu, *in_.mfu));
     }
     w_.mfu = in_.mfu;
+    if (in_.memory_margin) {
+      if (!std::isfinite(*in_.memory_margin) || *in_.memory_margin < 0 ||
+          *in_.memory_margin > k::kMaxMemoryMargin) {
+        error("memory_margin",
+              fmt::format("expected a share of GPU memory from 0 to {} (0.05 = 5 %), got {}",
+                          k::kMaxMemoryMargin, *in_.memory_margin));
+      }
+      w_.memory_margin = *in_.memory_margin;
+    } else {
+      w_.memory_margin = k::kDefaultMemoryMargin;
+      assume(fmt::format("memory margin: a fit leaves {} % of usable GPU memory free (no {})",
+                         k::kDefaultMemoryMargin * 100, flag("memory_margin")));
+    }
 
     if (batch) {
       w_.batch_size = *batch;

@@ -128,6 +128,14 @@ inline constexpr double kMaxEpochs = 10000;
 /// a utilisation of 0.1 % and a hundredth of an epoch.
 inline constexpr double kMinMfu = 0.001;
 inline constexpr double kMinEpochs = 0.01;
+/// Share of usable GPU memory a fit leaves free (--memory-margin). The
+/// estimate is of steady-state tensors; what it leaves out varies by run:
+/// NCCL buffers (hundreds of MiB per communicator), allocator growth at peaks
+/// and the 1-3 GiB by which max_memory_allocated, max_memory_reserved and
+/// nvidia-smi differ. 5 % of a 24 GB card is 1.2 GB.
+inline constexpr double kDefaultMemoryMargin = 0.05;
+/// The largest margin accepted: more would leave too little to estimate.
+inline constexpr double kMaxMemoryMargin = 0.5;
 inline constexpr std::int64_t kMaxLayers = 1000;
 inline constexpr std::int64_t kMaxHidden = 1'000'000;
 inline constexpr std::int64_t kMaxVocab = 10'000'000;

@@ -88,6 +88,7 @@ struct WorkloadInput {
   std::optional<Sharding> sharding;        ///< default none
   std::optional<std::string> gpu;          ///< catalog GPU id (for estimate/check)
   std::optional<double> mfu;               ///< utilisation override, 0 < mfu <= 1
+  std::optional<double> memory_margin;     ///< share of usable memory kept free, 0 <= m < 1
   ArchitectureInput arch;                  ///< architecture overrides
 };
 
@@ -161,6 +162,7 @@ struct Workload {
   double tokens = 0;               ///< training tokens; inference: tokens generated
   std::optional<std::string> gpu;  ///< GPU id given, if any (validated)
   std::optional<double> mfu;       ///< utilisation override
+  double memory_margin = 0;        ///< share of usable GPU memory a fit leaves free
   std::vector<std::string> assumptions;
 
   [[nodiscard]] bool training() const { return task != Task::inference; }
@@ -198,6 +200,11 @@ struct MemoryBreakdown {
 /// Memory the estimate may use on `gpu`: its capacity (memory_gb taken as GiB,
 /// as the memory chips are) less a driver reserve. See docs/estimation.md.
 [[nodiscard]] double available_bytes(const catalog::Gpu& gpu);
+/// What a fit of `w` may use on `gpu`: available_bytes less w.memory_margin.
+[[nodiscard]] double usable_bytes(const Workload& w, const catalog::Gpu& gpu);
+/// "1.2 GiB free, 12 % (the margin asks 5 %)": how much of `available` a
+/// need leaves free, shown wherever a fit is.
+[[nodiscard]] std::string margin_text(double needed, double available, double margin);
 
 /// Time, throughput and energy of `w` on `gpus` GPUs of type `gpu`.
 struct ComputeEstimate {
@@ -258,6 +265,8 @@ struct FitResult {
   int gpus = 1;              ///< GPUs of the original workload
   double per_gpu_bytes = 0;  ///< as given (before changes)
   double available_bytes = 0;
+  /// What a fit may use: available_bytes less the workload's memory margin.
+  double usable_bytes = 0;
   MemoryBreakdown memory;  ///< as given
   std::vector<FitChange>
       changes;         ///< the smallest fix, in order (empty if it fits or nothing does)
@@ -284,7 +293,7 @@ struct FitResult {
 /// Reads one workload object of a JSON spec. Keys are the flag names with '_'
 /// for '-': model, model_size (number or "7B"), task, precision, optimizer,
 /// batch_size, seq_len, lora_rank, gpus, tokens (number or "15T"), epochs,
-/// dataset_tokens, grad_checkpointing (bool), sharding, gpu, mfu, and the
+/// dataset_tokens, grad_checkpointing (bool), sharding, gpu, mfu, memory_margin, and the
 /// architecture overrides layers, hidden, heads, kv_heads, ffn, vocab.
 /// Problems (type errors, unknown names, unknown keys) go to `out` located at
 /// `file`: `path`.KEY. Range checks happen in resolve(), with Origin::json.
