@@ -175,6 +175,16 @@ TEST_CASE("nonsense gets a located error (flags)", "[workload]") {
   CHECK(reject(in) == "--mfu: expected a utilisation from 0.001 to 1 (0.4 = 40 %), got 5e-324\n");
 
   in = llama();
+  in.memory_margin = 0.6;
+  CHECK(reject(in) ==
+        "--memory-margin: expected a share of GPU memory from 0 to 0.5 (0.05 = 5 %), got 0.6\n");
+
+  in = llama();
+  in.memory_margin = -0.01;
+  CHECK(reject(in) ==
+        "--memory-margin: expected a share of GPU memory from 0 to 0.5 (0.05 = 5 %), got -0.01\n");
+
+  in = llama();
   in.epochs = 5e-324;
   in.dataset_tokens = 1e9;
   CHECK(reject(in) == "--epochs: expected a number from 0.01 to 10000, got 5e-324\n");
