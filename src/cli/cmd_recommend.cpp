@@ -24,7 +24,7 @@ struct RecommendOptions {
   WorkloadFlags workload;
   std::string region;
   std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
-      top, electricity_price, pue, dataset_gb, checkpoints;
+      top, electricity_price, pue, dataset_gb, checkpoints, clean_margin;
   bool allow_used = false;
   std::string rules_file;
   std::string policy;
@@ -138,6 +138,13 @@ search::Request to_request(const RecommendOptions& o) {
   if (auto p = number(o.electricity_price, "--electricity-price", "/kWh", 0, 10,
                       "a price in USD per kWh from 0 to 10, e.g. 0.12", diags)) {
     req.electricity_usd_per_kwh = *p;
+  }
+  if (o.clean_margin) {
+    const bool pct = o.clean_margin->ends_with('%');
+    if (auto m = number(o.clean_margin, "--clean-margin", "%", 0, pct ? 100 : 1,
+                        "a share of the build's price: 0 to 1 or 0% to 100%, e.g. 10%", diags)) {
+      req.clean_margin = pct ? *m / 100 : *m;
+    }
   }
   if (auto p = number(o.pue, "--pue", "", 1, 3, "a PUE from 1.0 to 3.0, e.g. 1.4", diags)) {
     req.pue = *p;
@@ -256,6 +263,11 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
                   ->type_name("O"),
               std::vector<std::string>{std::begin(search::kObjectiveNames),
                                        std::end(search::kObjectiveNames)});
+  out->add_option("--clean-margin", o->clean_margin,
+                  "A build without avoidable warnings (PSU rating, NVMe, memory channels, RAM) "
+                  "is chosen when it costs at most this much more than the cheapest: 10% "
+                  "(default); 0 takes the cheapest")
+      ->type_name("PCT");
   out->add_option("--top", o->top, "Builds to show, one per GPU model and count (default 3)")
       ->type_name("N");
   out->add_option("--electricity-price", o->electricity_price,

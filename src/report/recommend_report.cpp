@@ -148,6 +148,12 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
   ordered_json findings = ordered_json::array();
   for (const auto& f : b.findings) findings.push_back(finding_json(f));
   j["findings"] = std::move(findings);
+  j["clean"] = {
+      {"clean", c.clean},
+      {"cheapest_usd", search::to_usd(c.cheapest_price)},
+      {"clean_usd",
+       c.clean_price > 0 ? ordered_json(search::to_usd(c.clean_price)) : ordered_json(nullptr)},
+      {"note", b.clean_note.empty() ? ordered_json(nullptr) : ordered_json(b.clean_note)}};
   j["tips"] = b.tips;
   j["spec"] = recommend_spec(b, r, req);
   return j;
@@ -250,6 +256,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                             format_number(b.energy_kwh), b.pue, usd(b.electricity_usd),
                             req.electricity_usd_per_kwh),
                 st.width);
+  if (!b.clean_note.empty()) out += detail("warnings", b.clean_note, st.width);
   for (const auto& f : b.findings) {
     const std::string label = std::string(rules::to_string(f.severity));
     const std::string styled = f.severity == rules::Severity::error     ? st.error(label)

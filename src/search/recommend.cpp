@@ -216,10 +216,51 @@ class Assembler {
                                          fmt::join(ids, ", ")));
     }
     r.tips = tips_for(r, plan);
+    r.clean_note = clean_note(r);
     return r;
   }
 
  private:
+  /// Which avoidable warnings the build accepts and what avoiding them costs,
+  /// or what the clean build cost over the cheapest.
+  std::string clean_note(const RecommendedBuild& r) const {
+    const Candidate& c = r.candidate;
+    const double margin = req_.clean_margin;
+    const RuleMask avoidable = ctx_.avoidable_warnings();
+    std::vector<std::string> ids;
+    for (const auto& f : r.findings) {
+      const auto i = rules::rule_index(f.rule);
+      if (f.severity == rules::Severity::warning && !f.waived && i &&
+          (avoidable & rules::rule_bit(*i)) != 0 &&
+          std::find(ids.begin(), ids.end(), f.rule) == ids.end()) {
+        ids.push_back(f.rule);
+      }
+    }
+    const auto pct = [&](Cents more) {
+      return 100.0 * static_cast<double>(more) / static_cast<double>(c.cheapest_price);
+    };
+    if (c.clean) {
+      if (c.price <= c.cheapest_price) return "";
+      return fmt::format(
+          "chosen over the cheapest build of these GPUs ({}), which has avoidable warnings: {} "
+          "more (+{:.1f} %, within the {:.0f} % clean margin)",
+          usd(to_usd(c.cheapest_price)), usd(to_usd(c.price - c.cheapest_price)),
+          pct(c.price - c.cheapest_price), margin * 100);
+    }
+    if (ids.empty()) return "";
+    if (c.clean_price == 0) {
+      return fmt::format("accepts {}: no build of {} in the catalog avoids {}",
+                         fmt::join(ids, ", "), gpu_label(c), ids.size() == 1 ? "it" : "them");
+    }
+    const Cents more = c.clean_price - c.price;
+    return fmt::format("accepts {}: avoiding {} costs {} more ({}, +{:.1f} %){}",
+                       fmt::join(ids, ", "), ids.size() == 1 ? "it" : "them", usd(to_usd(more)),
+                       usd(to_usd(c.clean_price)), pct(more),
+                       c.clean_price > req_.constraints.budget
+                           ? ", over the budget"
+                           : fmt::format(", over the {:.0f} % clean margin", margin * 100));
+  }
+
   const Context& ctx_;
   const Request& req_;
 };
@@ -296,6 +337,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
   // 7B model from scratch takes years of such a machine). CNN presets keep
   // the workload model's default, since LoRA applies to transformers.
   Request req = request;
+  req.constraints.clean_margin = req.clean_margin;
   bool task_assumed = false;
   if (!req.workload.task) {
     const catalog::ModelPreset* preset =

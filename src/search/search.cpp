@@ -310,7 +310,14 @@ struct Searcher::Impl {
   std::unordered_map<int, std::vector<std::pair<Cents, std::size_t>>> order;  ///< per count
   SearchStats stats;
 
-  Impl(const Context& c, const Constraints& k) : ctx(c), cons(k), p(c.params()), err(c.errors()) {
+  /// With clean_margin: the same search with the avoidable warnings as errors.
+  std::unique_ptr<Impl> strict;
+
+  Impl(const Context& c, const Constraints& k, RuleMask extra = 0)
+      : ctx(c), cons(k), p(c.params()), err(c.errors() | extra) {
+    if (cons.clean_margin && extra == 0 && ctx.avoidable_warnings() != 0) {
+      strict = std::make_unique<Impl>(c, k, ctx.avoidable_warnings());
+    }
     const auto& cat = ctx.catalog();
     const RuleMask gpu_only = gpu_rules();
     for (std::size_t i = 0; const rules::RuleDecl* r : rules::registry()) {
@@ -850,7 +857,7 @@ struct Searcher::Impl {
 
   // --- Best-first over groups ------------------------------------------------
 
-  std::vector<Candidate> run(Objective objective, Cents budget, int top) {
+  std::vector<Candidate> run(Objective objective, Cents budget, int top, bool prefer_clean = true) {
     auto worse = [objective](const Entry& a, const Entry& b) {
       return ranks_before(b.c, a.c, objective);
     };
@@ -883,11 +890,27 @@ struct Searcher::Impl {
       }
       const Gpu& g = *e.c.choice.gpu;
       const int n = e.c.choice.gpus;
-      const Completion& comp = completion(e.gpu, n);
-      if (comp.price >= kInf) continue;
-      const Cents total = n * to_cents(g.price.usd) + comp.price;
+      const Completion* comp = &completion(e.gpu, n);
+      if (comp->price >= kInf) continue;
+      const Cents gpus_price = n * to_cents(g.price.usd);
+      Cents total = gpus_price + comp->price;
       if (total > budget) continue;
-      e.c.choice = comp.parts;
+      e.c.cheapest_price = total;
+      if (strict && prefer_clean) {
+        // The clean build wins when it is within the margin and the budget.
+        const Completion& clean = strict->completion(e.gpu, n);
+        if (clean.price < kInf) {
+          const Cents clean_total = gpus_price + clean.price;
+          e.c.clean_price = clean_total;
+          const auto limit = static_cast<double>(total) * (1 + *cons.clean_margin);
+          if (clean_total <= budget && static_cast<double>(clean_total) <= limit) {
+            comp = &clean;
+            total = clean_total;
+            e.c.clean = true;
+          }
+        }
+      }
+      e.c.choice = comp->parts;
       e.c.choice.gpu = &g;
       e.c.choice.gpus = n;
       e.c.price = total;
@@ -911,7 +934,8 @@ SearchResult Searcher::top() {
 }
 
 std::optional<Candidate> Searcher::cheapest() {
-  auto v = impl_->run(Objective::cost, kInf, 1);
+  // The smallest budget that buys a build: warnings or not.
+  auto v = impl_->run(Objective::cost, kInf, 1, false);
   if (v.empty()) return std::nullopt;
   return v.front();
 }

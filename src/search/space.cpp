@@ -134,6 +134,8 @@ Context::Context(const catalog::Catalog& catalog, const rules::RuleSet& rules,
     auto r = rules::rule_index(info.id);
     if (r && info.enabled && info.severity == rules::Severity::error)
       errors_ |= rules::rule_bit(*r);
+    if (r && info.enabled && info.severity == rules::Severity::warning)
+      warnings_ |= rules::rule_bit(*r);
   }
   voltage_ = site_.voltage > 0 ? site_.voltage : 115.0;
   for (const auto& [k, v] : rules.params.psu_efficiency) {

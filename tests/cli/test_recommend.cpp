@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -315,4 +316,66 @@ TEST_CASE("recommend --help explains the command with examples", "[cli][recommen
   CHECK_THAT(r.out, Catch::Contains("gpuadvisor recommend --budget 20000 --model-size 7B") &&
                         Catch::Contains("--objective") && Catch::Contains("--allow-used") &&
                         Catch::Contains("--electricity-price") && Catch::Contains("Exit codes"));
+}
+
+TEST_CASE("recommend prefers builds without avoidable warnings within the clean margin",
+          "[cli][recommend][clean]") {
+  // Avoidable warnings are those the parts around the GPUs decide.
+  const std::vector<std::string> avoidable = {"PWR004", "COOL002", "CPU001", "CPU002",
+                                              "MEM002", "MEM004",  "STOR001"};
+  const auto has_avoidable = [&](const json& b) {
+    for (const auto& f : b["findings"]) {
+      const auto id = f["rule"].get<std::string>();
+      if (f["severity"] == "warning" &&
+          std::find(avoidable.begin(), avoidable.end(), id) != avoidable.end())
+        return true;
+    }
+    return false;
+  };
+  int clean = 0, chosen_over_cheapest = 0;
+  for (const std::string budget : {"5000", "8000", "20000", "60000"}) {
+    const auto j = recommend_json({"--budget", budget, "--model-size", "7B", "--top", "5"});
+    const double cap = std::stod(budget);
+    for (const auto& b : j["builds"]) {
+      INFO(budget << " " << b["gpu"]["id"] << " x" << b["gpu"]["count"]);
+      const auto& c = b["clean"];
+      const double price = b["total_price_usd"].get<double>();
+      const double cheapest = c["cheapest_usd"].get<double>();
+      CHECK(price >= cheapest);
+      if (c["clean"].get<bool>()) {
+        ++clean;
+        CHECK_FALSE(has_avoidable(b));
+        CHECK(price == c["clean_usd"].get<double>());
+        CHECK(price <= cheapest * 1.10 + 1e-6);
+        if (price > cheapest) {
+          ++chosen_over_cheapest;
+          CHECK_THAT(c["note"].get<std::string>(), Catch::Contains("within the 10 % clean margin"));
+        }
+      } else {
+        CHECK(price == cheapest);
+        CHECK(has_avoidable(b));
+        // The clean build is over the margin or the budget, or does not exist.
+        if (!c["clean_usd"].is_null()) {
+          const double cp = c["clean_usd"].get<double>();
+          CHECK((cp > cheapest * 1.10 || cp > cap));
+        }
+        CHECK_THAT(c["note"].get<std::string>(), Catch::StartsWith("accepts "));
+      }
+    }
+  }
+  CHECK(clean > 0);
+  CHECK(chosen_over_cheapest > 0);
+
+  // --clean-margin 0: the cheapest build of each GPU model and count.
+  const auto j = recommend_json(
+      {"--budget", "20000", "--model-size", "7B", "--top", "5", "--clean-margin", "0"});
+  for (const auto& b : j["builds"]) {
+    CHECK(b["total_price_usd"].get<double>() == b["clean"]["cheapest_usd"].get<double>());
+  }
+  const auto bad =
+      run({"recommend", "--budget", "20000", "--model-size", "7B", "--clean-margin", "150%"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err ==
+        "gpuadvisor: error: --clean-margin: expected a share of the build's price: 0 to 1 or 0% "
+        "to 100%, e.g. 10%, got \"150%\"\n");
 }

@@ -35,6 +35,11 @@ struct Constraints {
   int top = 3;         ///< builds wanted (one per GPU model and count)
   std::string gpu_id;  ///< only this GPU (empty: any)
   int gpus = 0;        ///< exactly this many GPUs (0: any up to max_gpu_count)
+  /// Prefer clean builds: each (GPU, count) takes the cheapest build without
+  /// an avoidable warning (Context::avoidable_warnings) when it costs at most
+  /// this share more than the cheapest build and fits the budget. nullopt:
+  /// the cheapest build, warnings or not (what the oracle tests compare).
+  std::optional<double> clean_margin;
 };
 
 /// A ranked build: one per (GPU model, GPU count), the cheapest that passes
@@ -45,6 +50,12 @@ struct Candidate {
   Choice choice;
   Cents price = 0;
   const GpuPlan* plan = nullptr;  ///< owned by the Context
+  /// With clean_margin: the price of the cheapest build of this GPU model and
+  /// count without avoidable warnings (0 when none passes the rules), and
+  /// whether this candidate is that build.
+  Cents clean_price = 0;
+  bool clean = false;
+  Cents cheapest_price = 0;  ///< with clean_margin: the cheapest build, warnings or not
 
   [[nodiscard]] double hours() const { return plan->compute.time_hours; }
   /// Throughput per dollar (tokens/s, or samples/s for CNNs, per USD).
@@ -87,7 +98,8 @@ class Searcher {
 
   /// The best `constraints.top` builds within `constraints.budget`.
   [[nodiscard]] SearchResult top();
-  /// The cheapest build at any price (nullopt when none passes the rules).
+  /// The cheapest build at any price (nullopt when none passes the rules),
+  /// avoidable warnings or not.
   [[nodiscard]] std::optional<Candidate> cheapest();
 
  private:

@@ -105,6 +105,9 @@ class Context {
 
   /// Rules that are enabled errors: a build that breaks one is not recommended.
   [[nodiscard]] RuleMask errors() const { return errors_ & ~relaxed_; }
+  /// Enabled warnings that the parts around the GPUs decide (not the GPU-only
+  /// ones): a build can avoid them by its other parts.
+  [[nodiscard]] RuleMask avoidable_warnings() const { return warnings_ & ~gpu_rules(); }
   /// Rules ignored by this search (to find the nearest build when nothing fits).
   void relax(RuleMask m) { relaxed_ = m; }
   [[nodiscard]] RuleMask relaxed() const { return relaxed_; }
@@ -132,6 +135,7 @@ class Context {
   std::optional<rules::Site> rack_site_;
   rules::DataPlan data_;
   RuleMask errors_ = 0;
+  RuleMask warnings_ = 0;
   RuleMask relaxed_ = 0;
   double voltage_ = 115;
   double lowest_efficiency_ = 1;
