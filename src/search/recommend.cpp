@@ -434,7 +434,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
       if (!allowed(g, req.constraints)) continue;
       any_gpu = true;
       for (int n = 1; n <= max_n; ++n) {
-        if (req.constraints.gpus > 0 && n != req.constraints.gpus) continue;
+        if (!count_allowed(ctx, req.constraints, n)) continue;
         const GpuPlan& plan = ctx.plan(g, n);
         if ((plan.violations & bit(rules::vram_fit_rule())) == 0) any_fit = true;
         const double ratio = workload::memory_per_gpu(plan.workload, g, n).total /

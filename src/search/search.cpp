@@ -73,6 +73,12 @@ bool allowed(const catalog::Platform& p, const Constraints& c) {
   return !c.kind || p.kind == *c.kind;
 }
 
+bool count_allowed(const Context& ctx, const Constraints& c, int n) {
+  if (c.gpus > 0 && n != c.gpus) return false;
+  const auto& w = ctx.base_workload();
+  return w.training() || workload::valid_tensor_parallel(w.arch, n);
+}
+
 int max_gpu_count(const catalog::Catalog& cat, const Constraints& c) {
   if (c.max_gpus > 0) return c.max_gpus;
   int n = 1;
@@ -865,7 +871,7 @@ struct Searcher::Impl {
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       const Gpu& g = *gpus[i];
       for (int n = 1; n <= max_n; ++n) {
-        if (cons.gpus > 0 && n != cons.gpus) continue;
+        if (!count_allowed(ctx, cons, n)) continue;
         const Cents lb = lower_bound(i, n);
         if (lb > budget) continue;
         const GpuPlan& plan = ctx.plan(g, n, plan_keys[i]);

@@ -144,7 +144,7 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
     }
   } else {
     for (int g = 2; g <= kMaxFitGpus; g *= 2) {
-      if (g > given.gpus)
+      if (g > given.gpus && valid_tensor_parallel(w.arch, g))
         spreads.push_back({Sharding::none, g, kCostMoreGpus + 0.1 * std::log2(g)});
     }
   }

@@ -222,6 +222,14 @@ double available_bytes(const catalog::Gpu& gpu) {
   return gpu.memory_gb * kGiB * (1.0 - k::kDriverReserve);
 }
 
+bool valid_tensor_parallel(const Architecture& a, int n) {
+  if (a.kind != catalog::ModelKind::transformer || n == 1) return true;
+  if (n < 1 || a.heads <= 0) return false;
+  const bool size = n == 2 || n == 4 || n == 6 || n == 8 || n % 8 == 0;
+  const int kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
+  return size && a.heads % n == 0 && (kv % n == 0 || n % kv == 0);
+}
+
 double usable_bytes(const Workload& w, const catalog::Gpu& gpu) {
   return available_bytes(gpu) * (1.0 - w.memory_margin);
 }

@@ -28,6 +28,7 @@ namespace {
 
 constexpr int kDerivedVocab = 32000;  // Llama 2 tokenizer
 constexpr int kDerivedHeadDim = 128;
+constexpr int kDerivedHiddenStep = 8 * kDerivedHeadDim;
 constexpr double kDerivedAspect = 128;  // h / L, as GPT-3 6.7B-175B and Llama 2 7B/13B
 
 std::string count(double v) { return format_count(v); }
@@ -43,8 +44,10 @@ Architecture derive_architecture(double params) {
     (total(mid) < params ? lo : hi) = mid;
   }
   Architecture a;
-  const int h = std::max(kDerivedHeadDim,
-                         static_cast<int>(std::lround(lo / kDerivedHeadDim)) * kDerivedHeadDim);
+  // From 2,048 up, a multiple of 1,024: heads a multiple of 8, as published models
+  // of that size have, so that tensor parallelism over 2, 4 or 8 GPUs divides them.
+  const int step = lo >= 2048 ? kDerivedHiddenStep : kDerivedHeadDim;
+  const int h = std::max(kDerivedHeadDim, static_cast<int>(std::lround(lo / step)) * step);
   const double hd = h;
   a.hidden = h;
   a.layers = std::max(

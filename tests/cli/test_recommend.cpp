@@ -379,3 +379,19 @@ TEST_CASE("recommend prefers builds without avoidable warnings within the clean 
         "gpuadvisor: error: --clean-margin: expected a share of the build's price: 0 to 1 or 0% "
         "to 100%, e.g. 10%, got \"150%\"\n");
 }
+
+TEST_CASE("recommend serves with tensor-parallel GPU counts only", "[cli][recommend][tp]") {
+  // Before, inference builds of 3, 5 and 7 GPUs were offered; the derived
+  // 70B architecture had 71 heads.
+  for (const std::string size : {"13B", "70B"}) {
+    const auto j = recommend_json(
+        {"--budget", "100000", "--model-size", size, "--task", "inference", "--top", "10"});
+    REQUIRE_FALSE(j["builds"].empty());
+    for (const auto& b : j["builds"]) {
+      const int n = b["gpu"]["count"].get<int>();
+      INFO(size << " " << b["gpu"]["id"] << " x" << n);
+      // 6 divides the derived 70B's 72 heads (vLLM's all-reduce takes 6).
+      CHECK((n == 1 || n == 2 || n == 4 || n == 8 || (n == 6 && size == "70B")));
+    }
+  }
+}

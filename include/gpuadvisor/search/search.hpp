@@ -70,6 +70,10 @@ struct Candidate {
 [[nodiscard]] bool allowed(const catalog::Gpu& g, const Constraints& c);
 /// Platforms the constraints allow (kind).
 [[nodiscard]] bool allowed(const catalog::Platform& p, const Constraints& c);
+/// True when the search tries `n` GPUs: --gpus if given, and for inference a
+/// tensor-parallel degree the model allows (workload::valid_tensor_parallel);
+/// training counts are data parallel and free.
+[[nodiscard]] bool count_allowed(const Context& ctx, const Constraints& c, int n);
 /// Largest GPU count the search tries: --max-gpus, else the largest
 /// max_gpus of an allowed platform (at least 1).
 [[nodiscard]] int max_gpu_count(const catalog::Catalog& cat, const Constraints& c);

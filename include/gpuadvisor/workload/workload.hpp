@@ -206,6 +206,15 @@ struct MemoryBreakdown {
 /// need leaves free, shown wherever a fit is.
 [[nodiscard]] std::string margin_text(double needed, double available, double margin);
 
+/// True when inference of `a` can be split over `n` GPUs by tensor
+/// parallelism as serving engines do it: the attention heads divide by n
+/// (vLLM ModelConfig.verify_with_parallel_config), the KV heads divide by n
+/// or n by them (QKVParallelLinear replicates KV heads when n exceeds them),
+/// and n is 1, a single-node size of vLLM's custom all-reduce (2, 4, 6, 8;
+/// CustomAllreduce._SUPPORTED_WORLD_SIZES) or a multiple of 8 (whole nodes).
+/// CNNs run data parallel: any n.
+[[nodiscard]] bool valid_tensor_parallel(const Architecture& a, int n);
+
 /// Time, throughput and energy of `w` on `gpus` GPUs of type `gpu`.
 struct ComputeEstimate {
   double flops_per_token = 0;  ///< training: 6N (8N with recompute) + attention; CNN: per sample

@@ -40,7 +40,7 @@ inline std::vector<search::Candidate> oracle(const search::Context& ctx,
     if (!allowed(g, cons)) continue;
     const std::string sku = plan_key(g);
     for (int n = 1; n <= max_n; ++n) {
-      if (cons.gpus > 0 && n != cons.gpus) continue;
+      if (!count_allowed(ctx, cons, n)) continue;
       const GpuPlan& plan = ctx.plan(g, n);
       if ((plan.violations & errors) != 0) continue;
       Choice c;

@@ -137,3 +137,29 @@ TEST_CASE("what nothing can fix says why", "[workload][fit]") {
   CHECK(r.reason.starts_with("needs "));
   CHECK(r.reason.find("the most the changes reach is") != std::string::npos);
 }
+
+TEST_CASE("tensor-parallel degrees are those serving engines accept", "[workload][fit][tp]") {
+  Architecture a;
+  a.kind = catalog::ModelKind::transformer;
+  a.heads = 64;
+  a.kv_heads = 8;  // Llama 2 70B
+  std::vector<int> ok;
+  for (int n = 1; n <= 16; ++n) {
+    if (valid_tensor_parallel(a, n)) ok.push_back(n);
+  }
+  CHECK(ok == std::vector<int>{1, 2, 4, 8, 16});
+  a.heads = 48;  // 6 divides 48 but not 8 KV heads: not 6
+  a.kv_heads = 8;
+  CHECK_FALSE(valid_tensor_parallel(a, 6));
+  a.kv_heads = 48;
+  CHECK(valid_tensor_parallel(a, 6));
+  a.heads = 32;  // KV heads replicated when the degree exceeds them
+  a.kv_heads = 2;
+  CHECK(valid_tensor_parallel(a, 8));
+  CHECK_FALSE(valid_tensor_parallel(a, 3));
+  a.heads = 71;  // a prime head count splits over no GPUs
+  a.kv_heads = 71;
+  CHECK_FALSE(valid_tensor_parallel(a, 2));
+  a.kind = catalog::ModelKind::cnn;  // data parallel
+  CHECK(valid_tensor_parallel(a, 3));
+}
