@@ -443,6 +443,7 @@ CloudPrice read_entry(std::type_identity<CloudPrice>, ObjectReader& r, Ctx&) {
   c.gpu = r.string("gpu").value_or("");
   c.provider = r.string("provider").value_or("");
   assign(c.usd_per_gpu_hour, r.number("usd_per_gpu_hour", 0.01, 1000));
+  assign(c.gpus_per_instance, r.integer("gpus_per_instance", 1, 64, Need::optional));
   auto date = r.string("date");
   if (date && !valid_date(*date)) {
     r.error("date", fmt::format("expected a date as YYYY-MM-DD, got \"{}\"", *date));

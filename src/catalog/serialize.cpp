@@ -266,6 +266,7 @@ ojson to_json(const CloudPrice& c) {
           {"gpu", c.gpu},
           {"provider", c.provider},
           {"usd_per_gpu_hour", c.usd_per_gpu_hour},
+          {"gpus_per_instance", c.gpus_per_instance},
           {"date", c.date},
           {"source", c.source}};
 }

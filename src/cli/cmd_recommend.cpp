@@ -24,7 +24,8 @@ struct RecommendOptions {
   WorkloadFlags workload;
   std::string region;
   std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
-      top, electricity_price, pue, dataset_gb, checkpoints, clean_margin;
+      top, electricity_price, pue, dataset_gb, checkpoints, clean_margin, horizon, utilisation,
+      max_days;
   bool allow_used = false;
   std::string rules_file;
   std::string policy;
@@ -145,6 +146,21 @@ search::Request to_request(const RecommendOptions& o) {
                         "a share of the build's price: 0 to 1 or 0% to 100%, e.g. 10%", diags)) {
       req.clean_margin = pct ? *m / 100 : *m;
     }
+  }
+  if (auto h = number(o.horizon, "--horizon", "months", 1, 240,
+                      "a horizon in months from 1 to 240, e.g. 36", diags)) {
+    req.horizon_months = *h;
+  }
+  if (o.utilisation) {
+    const bool pct = o.utilisation->ends_with('%');
+    if (auto u = number(o.utilisation, "--utilisation", "%", pct ? 1 : 0.01, pct ? 100 : 1,
+                        "a share of the time the build trains: 0.01 to 1 or 1% to 100%", diags)) {
+      req.utilisation = pct ? *u / 100 : *u;
+    }
+  }
+  if (auto d = number(o.max_days, "--max-days", "", 1, 36500,
+                      "a number of days from 1 to 36500, e.g. 90", diags)) {
+    req.max_days = *d;
   }
   if (auto p = number(o.pue, "--pue", "", 1, 3, "a PUE from 1.0 to 3.0, e.g. 1.4", diags)) {
     req.pue = *p;
@@ -268,6 +284,16 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
                   "is chosen when it costs at most this much more than the cheapest: 10% "
                   "(default); 0 takes the cheapest")
       ->type_name("PCT");
+  out->add_option("--horizon", o->horizon,
+                  "Months over which owning is compared with renting the same work (default 36)")
+      ->type_name("MONTHS");
+  out->add_option("--utilisation", o->utilisation,
+                  "Share of the horizon the build trains, for buy vs rent: 50% (default) or 0.5")
+      ->type_name("PCT");
+  out->add_option("--max-days", o->max_days,
+                  "A best build that trains longer than this gets the cloud and multi-server "
+                  "comparison spelled out (default 90)")
+      ->type_name("DAYS");
   out->add_option("--top", o->top, "Builds to show, one per GPU model and count (default 3)")
       ->type_name("N");
   out->add_option("--electricity-price", o->electricity_price,

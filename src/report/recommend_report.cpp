@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cloud_report.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
@@ -154,6 +155,7 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
       {"clean_usd",
        c.clean_price > 0 ? ordered_json(search::to_usd(c.clean_price)) : ordered_json(nullptr)},
       {"note", b.clean_note.empty() ? ordered_json(nullptr) : ordered_json(b.clean_note)}};
+  j["buy_vs_rent"] = rent_json(b.rent);
   j["tips"] = b.tips;
   j["spec"] = recommend_spec(b, r, req);
   return j;
@@ -257,6 +259,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                             req.electricity_usd_per_kwh),
                 st.width);
   if (!b.clean_note.empty()) out += detail("warnings", b.clean_note, st.width);
+  if (b.rent) out += detail("rent", rent_text(*b.rent), st.width);
   for (const auto& f : b.findings) {
     const std::string label = std::string(rules::to_string(f.severity));
     const std::string styled = f.severity == rules::Severity::error     ? st.error(label)
@@ -363,8 +366,12 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
   q["dataset_gb"] = rounded(r.dataset_gb, 3);
   q["electricity_usd_per_kwh"] = req.electricity_usd_per_kwh;
   q["pue"] = req.pue ? ordered_json(*req.pue) : ordered_json(nullptr);
+  q["horizon_months"] = req.horizon_months;
+  q["utilisation"] = req.utilisation;
+  q["max_days"] = req.max_days;
   q["assumptions"] = r.assumptions;
   j["query"] = std::move(q);
+  j["cloud"] = cloud_json(r.cloud);
   ordered_json builds = ordered_json::array();
   for (const auto& b : r.builds) builds.push_back(build_json(b, r, req));
   j["builds"] = std::move(builds);
@@ -426,6 +433,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
     out += '\n';
     out += build_text(b, req, st, fmt::format("#{}", b.rank));
   }
+  out += cloud_text(r.cloud, r.workload.training(), st.width);
   for (const auto& n : r.notes) {
     out += fmt::format("\n{}\n", wrap_text(fmt::format("Note: {}", n), st.width, 0, 2));
   }

@@ -273,6 +273,41 @@ const rules::Finding* first_error(const RecommendedBuild& b) {
   return nullptr;
 }
 
+/// Plain words for a best build that trains for longer than --max-days: what
+/// the cloud and more servers of the same kind would take.
+std::optional<std::string> long_run_note(const Recommendation& out, const Request& req) {
+  const RecommendedBuild& best = out.builds.front();
+  const double days = best.compute.time_hours / 24;
+  if (days <= req.max_days) return std::nullopt;
+  const double price = to_usd(best.candidate.price);
+  const double budget = to_usd(req.constraints.budget);
+  std::string s = fmt::format(
+      "the best build takes {} (over --max-days {}): a single server of this budget is the "
+      "wrong tool for this job",
+      format_duration_hours(best.compute.time_hours), fmt::format("{:g}", req.max_days));
+  if (!out.cloud.empty()) {
+    // Enough whole instances of the cheapest offer to finish within
+    // --max-days, at its GPU-hours (linear scaling: an estimate).
+    const CloudOption& c = out.cloud.front();
+    const double deadline_h = req.max_days * 24;
+    int n = c.gpus;
+    while (c.gpu_hours / n > deadline_h && n < (1 << 20)) n += c.gpus;
+    s += fmt::format(
+        "; the cheapest cloud offer, {} ({}, ${:.2f}/GPU-h, {}), needs {} GPU-hours ({}): "
+        "{}x would finish in about {} (an estimate: linear data-parallel scaling)",
+        c.gpu_name, c.provider, c.usd_per_gpu_hour, c.date, format_usd(c.gpu_hours).substr(1),
+        usd(c.cost_usd), n, format_duration_hours(c.gpu_hours / n));
+  }
+  const int servers = static_cast<int>(budget / price);
+  if (servers >= 2) {
+    s += fmt::format(
+        "; the budget buys {} servers like #1 ({} of {} used by one), which would take about {} "
+        "(an estimate: linear data-parallel scaling over a cluster network, not modelled)",
+        servers, usd(price), usd(budget), format_duration_hours(best.compute.time_hours / servers));
+  }
+  return s;
+}
+
 struct Trial {
   std::string change, why;
   workload::WorkloadInput input;
@@ -394,10 +429,17 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
   Searcher searcher(ctx, req.constraints);
   const SearchResult result = searcher.top();
   out.stats = result.stats;
+  out.cloud = cloud_options(cat, out.workload);
   for (std::size_t i = 0; i < result.builds.size(); ++i) {
     out.builds.push_back(assemble.build(result.builds[i], static_cast<int>(i) + 1, false));
+    auto& b = out.builds.back();
+    if (!out.cloud.empty()) {
+      b.rent = buy_vs_rent(to_usd(b.candidate.price), b.compute.time_hours, b.electricity_usd,
+                           out.cloud.front(), req.horizon_months, req.utilisation);
+    }
   }
   if (!out.builds.empty()) {
+    if (auto note = long_run_note(out, req)) out.notes.push_back(*note);
     if (static_cast<int>(out.builds.size()) < req.constraints.top) {
       out.notes.push_back(fmt::format("only {} build{} fit{} the budget of {} (asked for {})",
                                       out.builds.size(), out.builds.size() == 1 ? "" : "s",

@@ -232,6 +232,8 @@ struct CloudPrice {
   std::string gpu;  ///< Gpu id
   std::string provider;
   double usd_per_gpu_hour = 0;
+  /// The smallest instance: GPUs billed together (AWS p5: 8). Default 1.
+  int gpus_per_instance = 1;
   std::string date;
   std::string source;
 };

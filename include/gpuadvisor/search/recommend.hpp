@@ -14,6 +14,7 @@
 #include "gpuadvisor/rules/build.hpp"
 #include "gpuadvisor/rules/finding.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
+#include "gpuadvisor/search/cloud.hpp"
 #include "gpuadvisor/search/search.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
@@ -58,6 +59,9 @@ struct Request {
   /// --clean-margin: how much more (a share of the build's price) a build
   /// without avoidable warnings may cost and still be chosen over the cheapest.
   double clean_margin = kDefaultCleanMargin;
+  double horizon_months = kDefaultHorizonMonths;  ///< --horizon: buy against rent over it
+  double utilisation = kDefaultUtilisation;       ///< --utilisation: share of it the build trains
+  double max_days = kDefaultMaxDays;              ///< --max-days: longer runs get the comparison
   std::optional<double> pue;  ///< default by platform kind (kRackPue, kTowerPue)
 };
 
@@ -104,6 +108,7 @@ struct RecommendedBuild {
   /// accepts and what avoiding them costs, or what choosing the clean build
   /// cost over the cheapest (empty without a margin or with nothing to say).
   std::string clean_note;
+  std::optional<BuyVsRent> rent;  ///< against the cheapest cloud option, when there is one
   std::vector<std::string> tips;
   rules::Build build;  ///< what `check` evaluates (for the spec)
 };
@@ -142,6 +147,7 @@ struct Recommendation {
   std::vector<RecommendedBuild> builds;  ///< best first
   std::optional<NoFit> no_fit;           ///< when builds is empty
   std::vector<std::string> notes;        ///< e.g. "only 2 builds fit the budget"
+  std::vector<CloudOption> cloud;        ///< the job on the catalog's cloud GPUs, cheapest first
   SearchStats stats;
 };
 
