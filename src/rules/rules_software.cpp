@@ -213,6 +213,37 @@ static void sw004(RuleContext& c) {
   }
 }
 
+/// The training libraries a workload needs that ROCm gets late or as ports:
+/// bitsandbytes' 4-bit kernels (QLoRA) and an FP8 training library.
+static void sw005(RuleContext& c) {
+  if (c.workloads.empty()) return c.not_applicable("no workloads declared");
+  if (c.b.architecture == nullptr || !c.b.gpu) return c.not_applicable("no GPUs");
+  if (c.b.architecture->stack != "rocm") return c.not_applicable("not a ROCm GPU");
+  for (std::size_t i = 0; i < c.workloads.size(); ++i) {
+    const auto& w = c.workloads[i];
+    const bool qlora = w.task == workload::Task::qlora;
+    const bool fp8 = w.training() && w.precision == workload::Precision::fp8;
+    if (!qlora && !fp8) continue;
+    c.fail([&] {
+      return qlora ? Words{fmt::format("{} QLoRA on {} needs bitsandbytes' 4-bit kernels for ROCm: "
+                                       "experimental up to bitsandbytes 0.49, supported from 0.50",
+                                       w.model_name, c.b.gpu.part->name),
+                           text_qty("QLoRA on ROCm"), text_qty("bitsandbytes >= 0.50 (ROCm)"),
+                           "install bitsandbytes 0.50 or later built for ROCm (check its "
+                           "installation guide for your ROCm version), or train LoRA on a 16-bit "
+                           "base",
+                           index_path("workloads", i)}
+                   : Words{fmt::format("{} trains in FP8 on {}: NVIDIA's Transformer Engine does "
+                                       "not run on ROCm; FP8 training needs AMD's port",
+                                       w.model_name, c.b.gpu.part->name),
+                           text_qty("FP8 training on ROCm"), text_qty("ROCm Transformer Engine"),
+                           "use AMD's Transformer Engine build (ROCm/TransformerEngine) or a "
+                           "framework release with ROCm FP8 support, or train in bf16",
+                           index_path("workloads", i)};
+    });
+  }
+}
+
 namespace {
 
 // The software rules read the GPU, its architecture and the declared stack:
@@ -222,6 +253,7 @@ const RuleDecl kRules[] = {
     {.id = "SW002", .group = "software", .needs = part::gpu, .fn = sw002},
     {.id = "SW003", .group = "software", .needs = part::gpu, .fn = sw003},
     {.id = "SW004", .group = "software", .needs = part::gpu, .fn = sw004},
+    {.id = "SW005", .group = "software", .needs = part::gpu, .fn = sw005},
 };
 
 }  // namespace

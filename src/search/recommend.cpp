@@ -133,12 +133,16 @@ std::vector<std::string> tips_for(const RecommendedBuild& b, const GpuPlan& plan
                     "the activation memory",
                     g.tensor_tflops_16bit, std::max(g.tf32_tflops, g.fp32_tflops)));
   } else if (w.training() && w.precision == workload::Precision::bf16 && g.tensor_tflops_fp8 > 0 &&
-             w.arch.kind == catalog::ModelKind::transformer) {
-    tips.push_back(
-        fmt::format("these GPUs have FP8 tensor cores ({:.0f} TFLOPS dense): FP8 "
-                    "training with Transformer Engine (--precision fp8) can shorten "
-                    "the run",
-                    g.tensor_tflops_fp8));
+             w.arch.kind == catalog::ModelKind::transformer && w.task != workload::Task::qlora) {
+    // Not for QLoRA: its base is NF4, and the 16-bit adapters are too small
+    // for FP8 matmuls to pay.
+    tips.push_back(fmt::format(
+        "these GPUs have FP8 tensor cores ({:.0f} TFLOPS dense): FP8 training with "
+        "{} (--precision fp8) can shorten the run",
+        g.tensor_tflops_fp8,
+        g.vendor == "amd" ? "AMD's port of Transformer Engine (ROCm/TransformerEngine; NVIDIA's "
+                            "does not run on ROCm)"
+                          : "Transformer Engine"));
   }
   if (w.training() && n > 1 && w.batch_size * w.grad_accumulation * n < 8 &&
       w.arch.kind == catalog::ModelKind::transformer) {

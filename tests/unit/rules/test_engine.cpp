@@ -687,6 +687,30 @@ TEST_CASE("SW004: a declared precision needs the GPU's tensor cores", "[rules][e
   CHECK_FALSE(fires(b, "SW004", {w}));
 }
 
+TEST_CASE("SW005: QLoRA and FP8 training on ROCm name the library they need", "[rules][engine]") {
+  test::Parts p;
+  Build b = p.four_4090();
+  auto w = make_workload("gpt2", workload::Task::qlora, 1);
+  CHECK_FALSE(fires(b, "SW005", {w}));  // CUDA
+  b.architecture = &p.cdna3;
+  const Finding* x = nullptr;
+  const auto f = run(b, {w});
+  x = find(f, "SW005");
+  REQUIRE(x != nullptr);
+  CHECK(x->severity == Severity::warning);
+  CHECK_THAT(x->message, Contains("needs bitsandbytes' 4-bit kernels for ROCm: experimental up to "
+                                  "bitsandbytes 0.49, supported from 0.50"));
+  CHECK(x->limit.text == "bitsandbytes >= 0.50 (ROCm)");
+  auto fp8 = make_workload("gpt2", workload::Task::pretrain, 1);
+  fp8.precision = workload::Precision::fp8;
+  const auto g = run(b, {fp8});
+  x = find(g, "SW005");
+  REQUIRE(x != nullptr);
+  CHECK_THAT(x->message, Contains("NVIDIA's Transformer Engine does not run on ROCm"));
+  auto lora = make_workload("gpt2", workload::Task::lora, 1);  // bf16 LoRA: nothing to say
+  CHECK_FALSE(fires(b, "SW005", {lora}));
+}
+
 TEST_CASE("RISK003: passive cards outside server airflow are an error", "[rules][engine]") {
   test::Parts p;
   Build b = p.four_4090();
