@@ -34,12 +34,31 @@ static void mem001(RuleContext& c) {
     return;
   }
   const double have = ram_gb(c.b);
-  if (have >= c.p.min_ram_gb) return;
+  if (have < c.p.min_ram_gb) {
+    c.fail([&] {
+      return Words{fmt::format("{} GB of system RAM; a training machine needs at least {} GB",
+                               group_digits(have), group_digits(c.p.min_ram_gb)),
+                   qty(have, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
+                   fmt::format("use {} GB or more of RAM", group_digits(c.p.min_ram_gb)),
+                   "parts.memory"};
+    });
+    return;
+  }
+  // Training builds: below this share of the GPUs' memory, a full checkpoint
+  // of what the GPUs hold cannot be staged in RAM.
+  const bool training = std::any_of(c.workloads.begin(), c.workloads.end(),
+                                    [](const workload::Workload& w) { return w.training(); });
+  if (!training || !c.b.gpu) return;
+  const double need = total_vram_gb(c.b) * c.p.min_ram_per_vram;
+  if (have >= need) return;
   c.fail([&] {
-    return Words{fmt::format("{} GB of system RAM; a training machine needs at least {} GB",
-                             group_digits(have), group_digits(c.p.min_ram_gb)),
-                 qty(have, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
-                 fmt::format("use {} GB or more of RAM", group_digits(c.p.min_ram_gb)),
+    return Words{fmt::format("{} GB of system RAM for {} GB of GPU memory in a training build: "
+                             "below {} x the GPU memory, saving a checkpoint of what the GPUs "
+                             "hold does not fit in RAM",
+                             group_digits(have), group_digits(total_vram_gb(c.b)),
+                             group_digits(c.p.min_ram_per_vram, 1)),
+                 qty(have, "GB"), qty(need, "GB", 0, ">="),
+                 fmt::format("use {} GB or more of RAM", group_digits(std::ceil(need))),
                  "parts.memory"};
   });
 }
@@ -228,7 +247,9 @@ bool mem003_bound(const Build& b, Parts chosen, const Inputs&) {
 }
 
 using P = Parameters;
-constexpr ParamDecl kMem001[] = {number_param("min_gb", "GB", 0, 1000000, &P::min_ram_gb)};
+constexpr ParamDecl kMem001[] = {
+    number_param("min_gb", "GB", 0, 1000000, &P::min_ram_gb),
+    number_param("min_ram_per_vram", "x", 0, 100, &P::min_ram_per_vram)};
 constexpr ParamDecl kMem002[] = {number_param("ram_per_vram", "x", 0, 100, &P::ram_per_vram)};
 constexpr ParamDecl kStor001[] = {
     integer_param("min_nvme_drives", "drives", 0, 64, &P::min_nvme_drives)};
@@ -241,7 +262,13 @@ constexpr ParamDecl kStor002[] = {
 // search decides them once those parts are chosen. MEM003 checks the CPU's
 // memory type only when the build has a CPU.
 const RuleDecl kRules[] = {
-    {.id = "MEM001", .group = "memory", .needs = part::memory, .params = kMem001, .fn = mem001},
+    // The GPU share applies once the GPUs are chosen: the search decides
+    // MEM001 with the memory, after the GPUs.
+    {.id = "MEM001",
+     .group = "memory",
+     .needs = part::gpu | part::memory,
+     .params = kMem001,
+     .fn = mem001},
     {.id = "MEM002",
      .group = "memory",
      .needs = part::gpu | part::memory,

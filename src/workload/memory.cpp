@@ -236,7 +236,7 @@ double usable_bytes(const Workload& w, const catalog::Gpu& gpu) {
 
 std::string margin_text(double needed, double available, double margin) {
   const double free = available - needed;
-  return fmt::format("{} free, {:.0f} % (the margin asks {:.0f} %)",
+  return fmt::format("{} free, {:.0f} %; the margin asks {:.0f} %",
                      format_bytes(std::max(0.0, free)), 100 * free / available, 100 * margin);
 }
 

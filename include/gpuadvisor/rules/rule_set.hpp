@@ -60,7 +60,8 @@ struct Parameters {
   double cores_per_gpu = 4;
   // MEM001 / MEM002: system RAM
   double min_ram_gb = 32;
-  double ram_per_vram = 1.0;  ///< system RAM / total GPU memory
+  double min_ram_per_vram = 0.5;  ///< training builds: MEM001's floor, RAM / total GPU memory
+  double ram_per_vram = 1.0;      ///< system RAM / total GPU memory
   // STOR001 / STOR002: storage
   int min_nvme_drives = 1;
   double checkpoint_bytes_per_param = 16;

@@ -202,7 +202,7 @@ struct MemoryBreakdown {
 [[nodiscard]] double available_bytes(const catalog::Gpu& gpu);
 /// What a fit of `w` may use on `gpu`: available_bytes less w.memory_margin.
 [[nodiscard]] double usable_bytes(const Workload& w, const catalog::Gpu& gpu);
-/// "1.2 GiB free, 12 % (the margin asks 5 %)": how much of `available` a
+/// "1.2 GiB free, 12 %; the margin asks 5 %": how much of `available` a
 /// need leaves free, shown wherever a fit is.
 [[nodiscard]] std::string margin_text(double needed, double available, double margin);
 

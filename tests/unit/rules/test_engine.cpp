@@ -359,6 +359,27 @@ TEST_CASE("MEM001: at least 32 GB of system RAM", "[rules][engine]") {
   CHECK(find(f = run(b), "MEM001")->path == "parts");
 }
 
+TEST_CASE("MEM001: a training build has at least half its GPU memory in RAM", "[rules][engine]") {
+  test::Parts p;
+  Build b = p.hgx_h100();        // 640 GB of GPU memory
+  b.memory = {&p.rdimm_256, 1};  // 256 GB: below half
+  const auto train = make_workload("gpt2", workload::Task::lora, 8);
+  auto f = run(b, {train});
+  const Finding* x = find(f, "MEM001");
+  REQUIRE(x != nullptr);
+  CHECK(x->severity == Severity::error);
+  CHECK(x->message ==
+        "256 GB of system RAM for 640 GB of GPU memory in a training build: below 0.5 x the GPU "
+        "memory, saving a checkpoint of what the GPUs hold does not fit in RAM");
+  CHECK(x->limit.value == 320);
+  CHECK(x->fix == "use 320 GB or more of RAM");
+  b.memory = {&p.rdimm_256, 2};  // 512 GB: MEM002's warning only
+  CHECK_FALSE(fires(b, "MEM001", {train}));
+  b.memory = {&p.rdimm_256, 1};
+  const auto serve = make_workload("gpt2", workload::Task::inference, 8);
+  CHECK_FALSE(fires(b, "MEM001", {serve}));  // inference stages no checkpoints
+}
+
 TEST_CASE("MEM002: system RAM at least the total GPU memory", "[rules][engine]") {
   test::Parts p;
   Build b = p.hgx_h100();

@@ -59,7 +59,7 @@ TEST_CASE("fits leaves the memory margin free", "[workload][fit]") {
   CHECK(r.changes.back().memory.total <= r.usable_bytes);
   in.memory_margin = 0.0;
   CHECK(fit(make(in), g, 1).verdict == Verdict::fits);
-  CHECK(margin_text(90, 100, 0.05) == "10 B free, 10 % (the margin asks 5 %)");
+  CHECK(margin_text(90, 100, 0.05) == "10 B free, 10 %; the margin asks 5 %");
 }
 
 TEST_CASE("LoRA on Llama 3 8B on an RTX 4090 needs checkpointing", "[workload][fit]") {
