@@ -190,6 +190,7 @@ void build_app(CLI::App& app, Globals& g, Registry& r) {
 
   register_recommend(app, g, r);
   register_check(app, g, r);
+  register_verify(app, g, r);
   register_estimate(app, g, r);
   register_catalog(app, g, r);
   register_rules(app, g, r);
