@@ -67,9 +67,10 @@ gpuadvisor::expected<std::string, Diagnostic> run_tool(const std::vector<std::st
   ::close(fds[1]);
   if (err != 0) {
     ::close(fds[0]);
-    return fail(err == ENOENT
-                    ? fmt::format("{} not found in PATH (is the driver installed?)", argv[0])
-                    : std::strerror(err));
+    if (err != ENOENT) return fail(std::strerror(err));
+    const bool vendor_tool = argv[0].ends_with("-smi");
+    return fail(fmt::format("{} not found in PATH{}", argv[0],
+                            vendor_tool ? " (is the GPU driver installed?)" : ""));
   }
   std::string out;
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -234,9 +234,13 @@ class Parser {
       }
       if (i_ >= t_.size()) fail(fmt::format("unterminated start tag <{}>", e.name));
       if (!spaced) fail(fmt::format("expected white space, '>' or '/>' in <{}>", e.name));
+      const int key_line = line_;
+      const int key_col = col_;
       std::string key = name();
       for (const auto& [k, v] : e.attributes) {
-        if (k == key) fail(fmt::format("attribute '{}' repeated in <{}>", key, e.name));
+        if (k == key)
+          throw Failure{key_line, key_col,
+                        fmt::format("attribute '{}' repeated in <{}>", key, e.name)};
       }
       skip_ws();
       expect("=", fmt::format("'=' after attribute '{}'", key));
