@@ -19,11 +19,12 @@ inline void verify_one(const std::uint8_t* data, std::size_t size) {
     if (d.message.empty()) __builtin_trap();
   };
   if (auto x = verify::parse_xml(text, "f"); !x) says_why(x.error());
+  if (auto a = verify::parse_rocm_smi_json(text, "f"); !a) says_why(a.error());
   if (auto s = verify::parse_nvidia_smi_xml(text, "f"); !s) {
     says_why(s.error());
   } else {
     for (const auto& g : s->gpus) {
-      if (g.memory_mib < 0 || g.line < 1) __builtin_trap();
+      if (!g.memory_mib || *g.memory_mib < 0 || g.line < 1) __builtin_trap();
     }
   }
   if (auto t = verify::parse_topology(text, "f"); !t) {

@@ -27,14 +27,17 @@ void model_and_count(Ctx& c, const GpuInventory& inv) {
   const int want_n = gpu.count;
   if (static_cast<int>(inv.gpus.size()) != want_n) {
     c.add("VGPU002",
-          fmt::format("{} reports {} GPUs; the spec has {}", inv.file, inv.gpus.size(), want_n),
+          fmt::format("{} reports {} GPU{}; the spec has {}", inv.file, inv.gpus.size(),
+                      inv.gpus.size() == 1 ? "" : "s", want_n),
           qty(static_cast<double>(inv.gpus.size()), "GPUs"),
           text_qty(fmt::format("= {} GPUs", want_n)),
           inv.gpus.size() < static_cast<std::size_t>(want_n)
-              ? "Reseat the missing GPUs and their risers or power cables; check 'dmesg | grep -i "
-                "-e nvrm -e xid' and lspci for a card the driver rejected; return the machine if a "
-                "card is dead"
-              : "Correct parts.gpu.count in the spec, or remove the extra cards",
+              ? fmt::format(
+                    "Reseat the missing GPUs and their risers or power cables; check 'dmesg | grep "
+                    "-i {}' and lspci for a card the "
+                    "driver rejected; return the machine if a card is dead",
+                    !inv.gpus.empty() && inv.gpus[0].vendor == "amd" ? "amdgpu" : "-e nvrm -e xid")
+              : std::string("Correct parts.gpu.count in the spec, or remove the extra cards"),
           "parts.gpu.count");
   }
   if (!has_known_name(want)) {
@@ -61,15 +64,15 @@ void model_and_count(Ctx& c, const GpuInventory& inv) {
   const double need_mib = gpu.part->memory_gb * 1e9 / (1024.0 * 1024.0) * c.t.memory_tolerance;
   Groups small;
   for (std::size_t i = 0; i < inv.gpus.size(); ++i) {
-    if (inv.gpus[i].memory_mib < need_mib)
-      small[rules::group_digits(inv.gpus[i].memory_mib)].push_back(i);
+    const auto& mib = inv.gpus[i].memory_mib;
+    if (mib && *mib < need_mib) small[rules::group_digits(*mib)].push_back(i);
   }
   for (const auto& [mib, g] : small) {
     c.add("VGPU003",
           fmt::format("{} {} {} MiB of memory; the spec's {} has {} GB", which(inv, g),
                       g.size() == 1 ? "has" : "have", mib, gpu.part->name,
                       rules::group_digits(gpu.part->memory_gb)),
-          qty(inv.gpus[g[0]].memory_mib, "MiB"), qty(std::ceil(need_mib), "MiB"),
+          qty(inv.gpus[g[0]].memory_mib.value_or(0), "MiB"), qty(std::ceil(need_mib), "MiB"),
           "The cards are a smaller-memory SKU (or partitioned with MIG): have them replaced, or "
           "re-size the workloads with 'gpuadvisor estimate' for this memory",
           "parts.gpu.id");
@@ -78,6 +81,12 @@ void model_and_count(Ctx& c, const GpuInventory& inv) {
 
 void driver(Ctx& c, const GpuInventory& inv) {
   const auto& sw = c.spec.build.software;
+  if (!inv.gpus.empty() && inv.gpus[0].vendor == "amd") {
+    // rocm-smi reports the amdgpu kernel driver, not the ROCm release.
+    for (const char* r : {"VDRV001", "VDRV002"})
+      c.not_applicable(r, "rocm-smi reports no ROCm version (see /opt/rocm/.info/version)");
+    return;
+  }
   if (sw.cuda.empty()) {
     c.not_applicable("VDRV001", "the spec states no software.cuda");
   } else if (const auto need = driver_need(sw.cuda); !need) {
@@ -194,32 +203,48 @@ void pcie(Ctx& c, const GpuInventory& inv) {
 
 void power(Ctx& c, const GpuInventory& inv) {
   Groups capped, no_persist;
+  const auto& part = *c.spec.build.gpu.part;
+  const std::string want_id =
+      part.id.ends_with("-used") ? part.id.substr(0, part.id.size() - 5) : part.id;
+  // rocm-smi shows no default limit: the spec GPU's board power stands in
+  // for it when the card is that model.
+  const auto default_of = [&](const GpuObs& o) -> std::optional<double> {
+    if (o.default_power_limit_w) return o.default_power_limit_w;
+    if (o.vendor == "amd" && catalog_gpu_for(o.name) == want_id) return part.power_w;
+    return std::nullopt;
+  };
   for (std::size_t i = 0; i < inv.gpus.size(); ++i) {
     const auto& o = inv.gpus[i];
-    if (o.power_limit_w && o.default_power_limit_w &&
-        *o.power_limit_w < *o.default_power_limit_w * c.t.power_cap_fraction) {
+    const auto def = default_of(o);
+    if (o.power_limit_w && def && *o.power_limit_w < *def * c.t.power_cap_fraction) {
       capped[fmt::format("{} of {}", rules::group_digits(*o.power_limit_w),
-                         rules::group_digits(*o.default_power_limit_w))]
+                         rules::group_digits(*def))]
           .push_back(i);
     }
     if (o.persistence && !*o.persistence) no_persist["off"].push_back(i);
   }
   for (const auto& [k, gi] : capped) {
     const auto& o = inv.gpus[gi[0]];
+    const double def = *default_of(o);
+    const std::string restore =
+        o.vendor == "amd"
+            ? fmt::format(
+                  "Restore the cap: 'sudo rocm-smi --setpoweroverdrive {}' (or "
+                  "--resetpoweroverdrive), and remove the setting that lowered it",
+                  rules::group_digits(def))
+            : fmt::format(
+                  "Restore the default limit: 'sudo nvidia-smi -pl {}' (per GPU: -i N), and remove "
+                  "the power-saving setting or boot script that lowered it",
+                  rules::group_digits(def));
     c.add("VPWR001",
           fmt::format("{} {} power-capped at {} W, below the default limit of {} W (board power {} "
                       "W): clocks drop under load",
                       which(inv, gi), gi.size() == 1 ? "is" : "are",
-                      rules::group_digits(*o.power_limit_w),
-                      rules::group_digits(*o.default_power_limit_w),
-                      rules::group_digits(c.spec.build.gpu.part->power_w)),
+                      rules::group_digits(*o.power_limit_w), rules::group_digits(def),
+                      rules::group_digits(part.power_w)),
           qty(*o.power_limit_w, "W"),
-          text_qty(fmt::format(
-              ">= {} W", rules::group_digits(*o.default_power_limit_w * c.t.power_cap_fraction))),
-          fmt::format("Restore the default limit: 'sudo nvidia-smi -pl {}' (per GPU: -i N), and "
-                      "remove the power-saving setting or boot script that lowered it",
-                      rules::group_digits(*o.default_power_limit_w)),
-          "parts.gpu");
+          text_qty(fmt::format(">= {} W", rules::group_digits(def * c.t.power_cap_fraction))),
+          restore, "parts.gpu");
   }
   for (const auto& [k, gi] : no_persist) {
     c.add("VPWR002", fmt::format("persistence mode is off on {}", which(inv, gi)),

@@ -13,7 +13,7 @@ std::string pct(double share) { return fmt::format("{} %", rules::group_digits(s
 std::optional<double> total_mib(const Ctx& c, const GpuRun& g) {
   if (g.mem_total_mib) return g.mem_total_mib;
   if (c.m.gpus && g.gpu >= 0 && static_cast<std::size_t>(g.gpu) < c.m.gpus->gpus.size())
-    return c.m.gpus->gpus[static_cast<std::size_t>(g.gpu)].memory_mib;
+    if (auto m = c.m.gpus->gpus[static_cast<std::size_t>(g.gpu)].memory_mib) return m;
   if (c.spec.build.gpu) return c.spec.build.gpu.part->memory_gb * 1e9 / (1024.0 * 1024.0);
   return std::nullopt;
 }

@@ -34,9 +34,11 @@ gpuadvisor::expected<std::string, Diagnostic> read_recording(const fs::path& p, 
   std::error_code ec;
   if (!fs::exists(p, ec)) {
     if (!required) return std::string();
-    return gpuadvisor::unexpected(Diagnostic{
-        p.string(), "",
-        "not found (record it with 'nvidia-smi -q -x > nvidia-smi.xml'; docs/verify.md)"});
+    return gpuadvisor::unexpected(
+        Diagnostic{p.string(), "",
+                   fmt::format("not found (record 'nvidia-smi -q -x > {}' or, on AMD, 'rocm-smi "
+                               "--showallinfo --json > {}'; docs/verify.md)",
+                               kSmiFile, kRocmFile)});
   }
   return read_file(p.string(), kMaxToolOutput);
 }
@@ -114,23 +116,29 @@ gpuadvisor::expected<Machine, Diagnostics> collect_live() {
   Machine m;
   m.source = "this machine";
   Diagnostics errs;
-  if (auto x = run_tool({"nvidia-smi", "-q", "-x"})) {
-    auto inv = parse_nvidia_smi_xml(*x, "nvidia-smi -q -x");
-    if (inv)
+  auto x = run_tool({"nvidia-smi", "-q", "-x"});
+  if (x) {
+    if (auto inv = parse_nvidia_smi_xml(*x, "nvidia-smi -q -x"))
+      m.gpus = std::move(*inv);
+    else
+      errs.push_back(inv.error());
+    if (auto t = run_tool({"nvidia-smi", "topo", "-m"})) {
+      if (auto topo = parse_topology(*t, "nvidia-smi topo -m"))
+        m.topology = std::move(*topo);
+      else
+        errs.push_back(topo.error());
+    } else {
+      errs.push_back(t.error());
+    }
+  } else if (auto r = run_tool({"rocm-smi", "--showallinfo", "--json"})) {
+    // No NVIDIA tool: an AMD machine answers to rocm-smi.
+    if (auto inv = parse_rocm_smi_json(*r, "rocm-smi --showallinfo --json"))
       m.gpus = std::move(*inv);
     else
       errs.push_back(inv.error());
   } else {
     errs.push_back(x.error());
-  }
-  if (auto t = run_tool({"nvidia-smi", "topo", "-m"})) {
-    auto topo = parse_topology(*t, "nvidia-smi topo -m");
-    if (topo)
-      m.topology = std::move(*topo);
-    else
-      errs.push_back(topo.error());
-  } else if (errs.empty()) {
-    errs.push_back(t.error());
+    errs.push_back(r.error());
   }
   for (const auto& [path, parse] :
        {std::pair{"/proc/cpuinfo", &parse_cpuinfo}, std::pair{"/proc/meminfo", &parse_meminfo}}) {
@@ -173,10 +181,18 @@ gpuadvisor::expected<Machine, Diagnostics> collect_from(const std::string& dir) 
         Diagnostics{{"--from", "", fmt::format("\"{}\" is not a directory of recordings", dir)}});
   }
   const fs::path d(dir);
-  auto smi = read_recording(d / kSmiFile, true);
-  if (!smi) {
-    errs.push_back(smi.error());
-  } else if (auto inv = parse_nvidia_smi_xml(*smi, (d / kSmiFile).string())) {
+  if (fs::exists(d / kSmiFile, ec) || !fs::exists(d / kRocmFile, ec)) {
+    auto smi = read_recording(d / kSmiFile, true);
+    if (!smi) {
+      errs.push_back(smi.error());
+    } else if (auto inv = parse_nvidia_smi_xml(*smi, (d / kSmiFile).string())) {
+      m.gpus = std::move(*inv);
+    } else {
+      errs.push_back(inv.error());
+    }
+  } else if (auto rocm = read_recording(d / kRocmFile, true); !rocm) {
+    errs.push_back(rocm.error());
+  } else if (auto inv = parse_rocm_smi_json(*rocm, (d / kRocmFile).string())) {
     m.gpus = std::move(*inv);
   } else {
     errs.push_back(inv.error());

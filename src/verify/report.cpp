@@ -18,7 +18,8 @@ std::string plural(std::size_t n, std::string_view w) {
 std::string gpu_summary(const GpuInventory& inv) {
   std::map<std::string, int> models;
   for (const auto& g : inv.gpus)
-    ++models[fmt::format("{} ({} MiB)", g.name, rules::group_digits(g.memory_mib))];
+    ++models[g.memory_mib ? fmt::format("{} ({} MiB)", g.name, rules::group_digits(*g.memory_mib))
+                          : g.name];
   std::vector<std::string> parts;
   for (const auto& [m, n] : models) parts.push_back(fmt::format("{} x {}", n, m));
   return fmt::format("{}; driver {}{}",
@@ -136,7 +137,7 @@ nlohmann::ordered_json verify_json(const VerifyResult& v, const rules::RuleSet& 
     for (const auto& g : m.gpus->gpus) {
       gpus.push_back({{"bus_id", g.bus_id},
                       {"name", g.name},
-                      {"memory_mib", g.memory_mib},
+                      {"memory_mib", opt(g.memory_mib)},
                       {"pcie_gen_max", opt(g.pcie_gen_max)},
                       {"pcie_width_current", opt(g.pcie_width_current)},
                       {"pcie_width_max", opt(g.pcie_width_max)},

@@ -199,3 +199,33 @@ TEST_CASE("verify on this machine without nvidia-smi names the command, exit 2",
   CHECK(r.err.find("gpuadvisor: error: nvidia-smi -q -x: nvidia-smi not found in PATH (is the GPU "
                    "driver installed?)") != std::string::npos);
 }
+
+TEST_CASE("verify: a real AMD recording (rocm-smi, MI210) against an 8x MI300X spec",
+          "[verify][cli]") {
+  const std::vector<std::string> args = {"verify", "tests/data/verify/specs/mi300x-server.json",
+                                         "--from", rec("mi210-1gpu")};
+  const auto r = run(args);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("GPUs: 1 x AMD Instinct MI210; driver 5.18.13") != std::string::npos);
+  CHECK(said(args, "VGPU001")
+            .find("is \"AMD Instinct MI210\", not the spec's AMD Instinct MI300X 192GB OAM") !=
+        std::string::npos);
+  CHECK(
+      said(args, "VGPU002")
+          .find("reports 1 GPU; the spec has 8 | fix: Reseat the missing GPUs and their risers or "
+                "power cables; check 'dmesg | grep -i amdgpu'") != std::string::npos);
+  // rocm-smi shows no ROCm release: the driver rules are not applicable, not passed.
+  const auto j = nlohmann::json::parse(run({"verify", "tests/data/verify/specs/mi300x-server.json",
+                                            "--from", rec("mi210-1gpu"), "--format", "json"})
+                                           .out);
+  for (const auto& o : j.at("rules")) {
+    if (o.at("rule").get<std::string>() == "VDRV001")
+      CHECK(o.at("status").get<std::string>() == "not-applicable");
+  }
+  const auto bad = run({"verify", "tests/data/verify/specs/mi300x-server.json", "--from",
+                        rec("hostile/rocm-bad-vram")});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find(
+            "rocm-smi.json: card0[\"VRAM Total Memory (B)\"]: expected a number, got \"64GB\"") !=
+        std::string::npos);
+}

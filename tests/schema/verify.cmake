@@ -18,3 +18,8 @@ endif()
 add_test(NAME schema.spec.verify_v100_server
   COMMAND ${VALIDATE} --schema ${SCHEMAS}/spec.schema.json
           --file ${PROJECT_SOURCE_DIR}/tests/data/verify/specs/v100-server.json)
+gpuadvisor_schema_test(verify_amd_json verify.schema.json 1
+  verify tests/data/verify/specs/mi300x-server.json --from tests/data/verify/mi210-1gpu --format json)
+add_test(NAME schema.spec.verify_mi300x_server
+  COMMAND ${VALIDATE} --schema ${SCHEMAS}/spec.schema.json
+          --file ${PROJECT_SOURCE_DIR}/tests/data/verify/specs/mi300x-server.json)

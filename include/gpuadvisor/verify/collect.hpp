@@ -14,6 +14,7 @@ namespace gpuadvisor::verify {
 
 /// File names in a --from directory, one per recorded command.
 inline constexpr const char* kSmiFile = "nvidia-smi.xml";        ///< nvidia-smi -q -x
+inline constexpr const char* kRocmFile = "rocm-smi.json";        ///< rocm-smi --showallinfo --json
 inline constexpr const char* kTopoFile = "nvidia-smi-topo.txt";  ///< nvidia-smi topo -m
 inline constexpr const char* kCpuinfoFile = "cpuinfo";           ///< /proc/cpuinfo
 inline constexpr const char* kMeminfoFile = "meminfo";           ///< /proc/meminfo
@@ -33,11 +34,12 @@ inline constexpr std::chrono::seconds kToolTimeout{60};
     const std::vector<std::string>& argv, std::chrono::milliseconds timeout = kToolTimeout,
     std::size_t max_bytes = kMaxToolOutput);
 
-/// This machine: nvidia-smi -q -x (required), nvidia-smi topo -m, /proc, lsblk, sysfs.
+/// This machine: nvidia-smi -q -x and topo -m (or, without nvidia-smi, rocm-smi
+/// --showallinfo --json), /proc, lsblk, sysfs.
 [[nodiscard]] gpuadvisor::expected<Machine, Diagnostics> collect_live();
 
-/// A directory of recordings: nvidia-smi.xml is required, the others are
-/// optional (their checks are then reported as not applicable).
+/// A directory of recordings: nvidia-smi.xml (or, for AMD, rocm-smi.json) is required, the others
+/// are optional (their checks are then reported as not applicable).
 [[nodiscard]] gpuadvisor::expected<Machine, Diagnostics> collect_from(const std::string& dir);
 
 }  // namespace gpuadvisor::verify

@@ -19,10 +19,10 @@ namespace gpuadvisor::verify {
 /// One GPU as its vendor tool reported it. Every optional field is empty
 /// when the tool reports it as N/A or an older driver does not report it.
 struct GpuObs {
-  std::string bus_id;  ///< "00000000:3B:00.0" (AMD: the card key, "card0")
-  std::string name;    ///< "NVIDIA H100 80GB HBM3"
-  std::string vendor;  ///< "nvidia" or "amd"
-  double memory_mib = 0;
+  std::string bus_id;                ///< "00000000:3B:00.0" (AMD: the card key, "card0")
+  std::string name;                  ///< "NVIDIA H100 80GB HBM3"
+  std::string vendor;                ///< "nvidia" or "amd"
+  std::optional<double> memory_mib;  ///< always known for NVIDIA; AMD recordings may lack it
   std::optional<int> pcie_gen_current, pcie_gen_max;  ///< max: GPU and slot together
   std::optional<int> pcie_gen_device_max, pcie_gen_host_max;
   std::optional<int> pcie_width_current, pcie_width_max;
@@ -88,6 +88,10 @@ using Parsed = gpuadvisor::expected<T, Diagnostic>;
 /// `nvidia-smi -q -x`.
 [[nodiscard]] Parsed<GpuInventory> parse_nvidia_smi_xml(std::string_view text,
                                                         const std::string& file);
+/// `rocm-smi --showallinfo --json` (rocm-smi -a --json): cards, VRAM when
+/// shown, power cap, temperatures, the kernel driver version.
+[[nodiscard]] Parsed<GpuInventory> parse_rocm_smi_json(std::string_view text,
+                                                       const std::string& file);
 /// `nvidia-smi topo -m`.
 [[nodiscard]] Parsed<Topology> parse_topology(std::string_view text, const std::string& file);
 

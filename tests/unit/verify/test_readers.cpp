@@ -32,7 +32,7 @@ TEST_CASE("nvidia-smi -q -x: a real 8-GPU recording (driver 460, schema v11)", "
   const auto& g = inv->gpus[0];
   CHECK(g.name == "Tesla V100S-PCIE-32GB");
   CHECK(g.bus_id == "00000000:00:0D.0");
-  CHECK(g.memory_mib == 32510);
+  CHECK(g.memory_mib == 32510.0);
   CHECK(g.persistence == false);
   CHECK(g.pcie_gen_max == 3);
   CHECK(g.pcie_width_current == 16);
@@ -197,4 +197,30 @@ TEST_CASE("driver table: toolkit and minor-version drivers of a CUDA version", "
   CHECK(catalog_gpu_for("NVIDIA H100 80GB HBM3") == "h100-sxm");
   CHECK(catalog_gpu_for("Tesla V100S-PCIE-32GB").empty());  // V100S is not the catalog's V100
   CHECK(has_known_name("v100-32gb-pcie-used"));
+}
+
+TEST_CASE("rocm-smi --json: a real MI210 recording (ROCm 5.x, amdgpu 5.18.13)", "[verify]") {
+  const auto inv = parse_rocm_smi_json(slurp("mi210-1gpu/rocm-smi.json"), "r.json");
+  REQUIRE(inv);
+  CHECK(inv->driver_version == "5.18.13");
+  REQUIRE(inv->gpus.size() == 1);
+  const auto& g = inv->gpus[0];
+  CHECK(g.vendor == "amd");
+  CHECK(g.name == "AMD Instinct MI210");  // from the device id: the series is "GENERIC RM IMAGE"
+  CHECK(g.bus_id == "0000:63:00.0");
+  CHECK_FALSE(g.memory_mib.has_value());
+  CHECK(g.power_limit_w == 300);
+  CHECK(g.temp_c == 33);
+  const auto none = parse_rocm_smi_json(R"({"system": {"Driver version": "6.8.5"}})", "r.json");
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message ==
+        "expected at least one \"cardN\" object (rocm-smi --showallinfo --json)");
+  const auto newer = parse_rocm_smi_json(
+      R"js({"card0": {"Card Series": "AMD Instinct MI300X OAM", "VRAM Total Memory (B)": "206141652992"},
+            "system": {"Driver version": "6.8.5"}})js",
+      "r.json");
+  REQUIRE(newer);
+  CHECK(newer->gpus[0].name == "AMD Instinct MI300X");
+  CHECK(newer->gpus[0].memory_mib == Approx(196592.0));
+  CHECK(newer->gpus[0].line == 1);
 }
