@@ -72,10 +72,12 @@ void register_verify(CLI::App& app, Globals& g, Registry& r) {
                          "Check the delivered server (or its recordings) and a training run "
                          "against a spec: exit 0 ok, 1 a check fails, 2 bad input");
   cmd->footer(R"(
-On the server itself, verify runs nvidia-smi -q -x, nvidia-smi topo -m and lsblk
-(fixed arguments, no shell) and reads /proc/cpuinfo, /proc/meminfo and the cpufreq
-policy in /sys. With --from DIR it reads the same outputs recorded earlier:
-  nvidia-smi.xml (required)   nvidia-smi -q -x
+On the server itself, verify runs nvidia-smi -q -x and nvidia-smi topo -m (AMD:
+rocm-smi --showallinfo --json) and lsblk (fixed arguments, no shell), and reads
+/proc/cpuinfo, /proc/meminfo and the cpufreq policy in /sys. With --from DIR it
+reads the same outputs recorded earlier:
+  nvidia-smi.xml              nvidia-smi -q -x (this or rocm-smi.json is required)
+  rocm-smi.json               rocm-smi --showallinfo --json
   nvidia-smi-topo.txt         nvidia-smi topo -m
   cpuinfo, meminfo            /proc/cpuinfo, /proc/meminfo
   lsblk.json                  lsblk -J -b -o NAME,TYPE,SIZE,ROTA,TRAN,MODEL

@@ -179,10 +179,8 @@ void cpufreq(Ctx& c) {
   if (h.governors.empty() && h.epp.empty())
     return c.not_applicable("VHST001", "the kernel exposes no cpufreq policy (a VM?)");
   int slow = 0;
-  int total = 0;
   std::vector<std::string> seen;
   for (const auto& [g, n] : h.governors) {
-    total += n;
     if (g != "performance") slow += n;
     seen.push_back(fmt::format("{} on {} CPUs", g, n));
   }
@@ -205,7 +203,6 @@ void cpufreq(Ctx& c) {
           "check the BIOS power profile is set to maximum performance",
           "");
   }
-  (void)total;
 }
 
 }  // namespace

@@ -107,13 +107,23 @@ std::string verify_text(const VerifyResult& v, const rules::RuleSet& rs, bool st
   if (c.errors > 0) parts.push_back(plural(static_cast<std::size_t>(c.errors), "error"));
   if (c.warnings > 0) parts.push_back(plural(static_cast<std::size_t>(c.warnings), "warning"));
   if (c.notes > 0) parts.push_back(plural(static_cast<std::size_t>(c.notes), "note"));
-  out += fmt::format(
-      "{}: {} \"{}\"\n  {}{} of {} checked rules clean ({} not checked: see --format json){}\n",
-      terminal_safe(s.file), s.failed(strict) ? st.error("FAILED") : st.ok("passed"),
-      terminal_safe(s.name), parts.empty() ? "" : fmt::format("{}; ", fmt::join(parts, ", ")),
-      clean, checked, s.evaluation.outcomes.size() - static_cast<std::size_t>(checked),
-      strict ? " (strict)" : "");
-  (void)rs;
+  out += fmt::format("{}: {} \"{}\"\n  {}{} of {} checked rules clean ({} policy{})\n",
+                     terminal_safe(s.file), s.failed(strict) ? st.error("FAILED") : st.ok("passed"),
+                     terminal_safe(s.name),
+                     parts.empty() ? "" : fmt::format("{}; ", fmt::join(parts, ", ")), clean,
+                     checked, terminal_safe(rs.policy), strict ? ", strict" : "");
+  // What could not be verified, and why: never mistaken for a pass.
+  std::vector<std::string> skipped;
+  for (const auto& o : s.evaluation.outcomes) {
+    if (o.status == rules::RuleStatus::not_applicable)
+      skipped.push_back(fmt::format("{} ({})", o.rule, o.note));
+  }
+  if (!skipped.empty()) {
+    // fmt::format, not "literal" + std::string (GCC PR 105651, as check_text).
+    out += fmt::format(
+        "  not checked: {}\n",
+        report::wrap_text(fmt::format("{}", fmt::join(skipped, "; ")), st.width, 15, 4));
+  }
   return out;
 }
 

@@ -50,7 +50,10 @@ TEST_CASE(
   CHECK(r.out.find("fix: Install NVIDIA driver 550.54.14 or newer") != std::string::npos);
   CHECK(r.out.find("persistence mode is off on all 8 GPUs") != std::string::npos);
   // Another model's link is not measured against the H100's Gen5.
-  CHECK(r.out.find("VPCI002") == std::string::npos);
+  CHECK(r.out.find("[VPCI002]") == std::string::npos);
+  // ... and it says so, with what else was not recorded.
+  CHECK(r.out.find("  not checked: VPCI001 (no GPU of the spec's model with a PCIe link width") !=
+        std::string::npos);
   CHECK(r.out.find("3 errors, 1 warning;") != std::string::npos);
   // The finding points into the spec, as check's findings do.
   CHECK(r.out.find("--> examples/8xh100-hgx.json:7:13 (parts.gpu.id)") != std::string::npos);
