@@ -52,8 +52,8 @@ void topology(Ctx& c) {
   if (nvlink_board && !no_nv.empty()) {
     c.add("VTOP001",
           fmt::format(
-              "{} GPU pairs of this NVLink board have no NVLink ({} in {}): {}", no_nv.size(),
-              no_nv.size() == 1 ? "it is" : "they are", t.file,
+              "{} GPU pair{} of this NVLink board {} no NVLink in {}: {}", no_nv.size(),
+              no_nv.size() == 1 ? "" : "s", no_nv.size() == 1 ? "has" : "have", t.file,
               fmt::join(no_nv.begin(),
                         no_nv.begin() + static_cast<long>(std::min<std::size_t>(no_nv.size(), 6)),
                         ", ")),

@@ -52,6 +52,24 @@ std::vector<std::string> split_tabs(const std::string& l) {
   return cells;
 }
 
+/// Removes ANSI SGR sequences (ESC [ digits ; m): nvidia-smi topo -m
+/// underlines its header with them even when writing to a file.
+std::string strip_sgr(const std::string& l) {
+  std::string out;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    if (l[i] == '\x1b' && i + 1 < l.size() && l[i + 1] == '[') {
+      std::size_t j = i + 2;
+      while (j < l.size() && ((l[j] >= '0' && l[j] <= '9') || l[j] == ';')) ++j;
+      if (j < l.size() && l[j] == 'm') {
+        i = j;
+        continue;
+      }
+    }
+    out += l[i];
+  }
+  return out;
+}
+
 Diagnostic at_line(const std::string& file, std::size_t index, std::string message) {
   return Diagnostic{file, fmt::format("line {}", index + 1), std::move(message)};
 }
@@ -70,7 +88,8 @@ std::optional<Diagnostic> utf8_problem(std::string_view text, const std::string&
 
 Parsed<Topology> parse_topology(std::string_view text, const std::string& file) {
   if (auto d = utf8_problem(text, file)) return gpuadvisor::unexpected(*d);
-  const auto lines = lines_of(text);
+  auto lines = lines_of(text);
+  for (auto& l : lines) l = strip_sgr(l);
   Topology t;
   t.file = file;
   std::size_t header = lines.size();

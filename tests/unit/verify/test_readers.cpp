@@ -224,3 +224,14 @@ TEST_CASE("rocm-smi --json: a real MI210 recording (ROCm 5.x, amdgpu 5.18.13)", 
   CHECK(newer->gpus[0].memory_mib == Approx(196592.0));
   CHECK(newer->gpus[0].line == 1);
 }
+
+TEST_CASE("topo -m: a real recording with the ANSI-underlined header of driver 590", "[verify]") {
+  // nvidia-smi writes ESC[4m ... ESC[0m around the header, even into a file.
+  const std::string text = slurp("topo/h100-1gpu-590.txt");
+  REQUIRE(text.find("\x1b[4m") != std::string::npos);
+  const auto t = parse_topology(text, "t.txt");
+  REQUIRE(t);
+  CHECK(t->gpus == std::vector<std::string>{"GPU0"});
+  CHECK(t->link == std::vector<std::vector<std::string>>{{"X"}});
+  CHECK(t->numa == std::vector<std::string>{"0"});
+}
