@@ -83,7 +83,7 @@ gpuadvisor::expected<std::string, Diagnostic> run_tool(const std::vector<std::st
                           .count();
     if (left <= 0) {
       problem = fmt::format("no answer within {} s; stopped it",
-                            std::chrono::duration_cast<std::chrono::seconds>(timeout).count());
+                            std::chrono::duration<double>(timeout).count());
       break;
     }
     pollfd p{fds[0], POLLIN, 0};
