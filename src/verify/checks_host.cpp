@@ -13,14 +13,22 @@ namespace {
 /// and clock suffixes: "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.0GHz" ->
 /// {INTEL, XEON, PLATINUM, 8480+}.
 std::set<std::string> cpu_words(std::string_view name) {
-  std::string s(name);
-  for (const char* mark : {"(R)", "(r)", "(TM)", "(tm)"}) {
-    for (auto p = s.find(mark); p != std::string::npos; p = s.find(mark))
-      s.replace(p, std::string_view(mark).size(), " ");
-  }
-  for (auto& ch : s) {
-    ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    if (ch == '-' || ch == ',') ch = ' ';
+  // Built by appending (std::string::replace here trips GCC 12's false
+  // -Wrestrict in Release builds, GCC PR 105651).
+  std::string s;
+  for (std::size_t i = 0; i < name.size();) {
+    bool mark = false;
+    for (std::string_view m : {"(R)", "(r)", "(TM)", "(tm)"}) {
+      if (name.substr(i).starts_with(m)) {
+        s += ' ';
+        i += m.size();
+        mark = true;
+        break;
+      }
+    }
+    if (mark) continue;
+    const char ch = static_cast<char>(std::toupper(static_cast<unsigned char>(name[i++])));
+    s += ch == '-' || ch == ',' ? ' ' : ch;
   }
   std::set<std::string> out;
   std::istringstream in(s);
