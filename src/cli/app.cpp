@@ -19,6 +19,7 @@ Examples:
   gpuadvisor recommend --budget 20000 --model-size 7B
   gpuadvisor estimate --model llama-3-8b --task lora --gpu rtx-4090
   gpuadvisor check examples/*.json --format sarif
+  gpuadvisor verify examples/8xh100-hgx.json --from recorded/
   gpuadvisor catalog list --category gpu
   gpuadvisor rules
   gpuadvisor help recommend
@@ -190,6 +191,7 @@ void build_app(CLI::App& app, Globals& g, Registry& r) {
 
   register_recommend(app, g, r);
   register_check(app, g, r);
+  register_verify(app, g, r);
   register_estimate(app, g, r);
   register_catalog(app, g, r);
   register_rules(app, g, r);

@@ -59,6 +59,7 @@ void register_estimate(CLI::App& app, Globals& g, Registry& r);
 void register_check(CLI::App& app, Globals& g, Registry& r);
 void register_recommend(CLI::App& app, Globals& g, Registry& r);
 void register_rules(CLI::App& app, Globals& g, Registry& r);
+void register_verify(CLI::App& app, Globals& g, Registry& r);
 void register_completion(CLI::App& app, Globals& g, Registry& r);
 
 /// The values an option takes, where they are a closed set (or catalog ids):

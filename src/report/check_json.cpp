@@ -54,22 +54,7 @@ ojson spec_json(const rules::SpecResult& s, bool strict) {
   }
   j["findings"] = ojson::array();
   for (std::size_t i = 0; i < s.evaluation.findings.size(); ++i) {
-    const auto& f = s.evaluation.findings[i];
-    ojson fj;
-    fj["rule"] = f.rule;
-    fj["severity"] = rules::to_string(f.severity);
-    fj["title"] = f.title;
-    fj["message"] = f.message;
-    fj["measured"] = quantity(f.measured);
-    fj["limit"] = quantity(f.limit);
-    fj["fix"] = f.fix;
-    fj["path"] = f.path;
-    const auto pos = i < s.positions.size() ? s.positions[i] : rules::TextPosition{};
-    fj["location"] =
-        pos.line > 0 ? ojson{{"line", pos.line}, {"column", pos.column}} : ojson(nullptr);
-    fj["waived"] = f.waived;
-    fj["waiver_reason"] = f.waived ? ojson(f.waiver_reason) : ojson(nullptr);
-    j["findings"].push_back(std::move(fj));
+    j["findings"].push_back(finding_json(s, i));
   }
   j["rules"] = ojson::array();
   for (const auto& o : s.evaluation.outcomes) {
@@ -85,6 +70,25 @@ ojson spec_json(const rules::SpecResult& s, bool strict) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json finding_json(const rules::SpecResult& s, std::size_t i) {
+  const auto& f = s.evaluation.findings[i];
+  ojson fj;
+  fj["rule"] = f.rule;
+  fj["severity"] = rules::to_string(f.severity);
+  fj["title"] = f.title;
+  fj["message"] = f.message;
+  fj["measured"] = quantity(f.measured);
+  fj["limit"] = quantity(f.limit);
+  fj["fix"] = f.fix;
+  fj["path"] = f.path;
+  const auto pos = i < s.positions.size() ? s.positions[i] : rules::TextPosition{};
+  fj["location"] =
+      pos.line > 0 ? ojson{{"line", pos.line}, {"column", pos.column}} : ojson(nullptr);
+  fj["waived"] = f.waived;
+  fj["waiver_reason"] = f.waived ? ojson(f.waiver_reason) : ojson(nullptr);
+  return fj;
+}
 
 nlohmann::ordered_json check_json(const CheckReport& r, const rules::RuleSet& rs) {
   rules::Counts total;

@@ -159,9 +159,9 @@ std::string check_junit(const CheckReport& r, const rules::RuleSet& rs) {
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format(
-      "<testsuites name=\"gpuadvisor check\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+      "<testsuites name=\"gpuadvisor {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
       "skipped=\"{}\" time=\"0\">\n",
-      all_tests, all_failures, all_errors, all_skipped);
+      xml(r.command), all_tests, all_failures, all_errors, all_skipped);
   out += suites;
   out += "</testsuites>\n";
   return out;

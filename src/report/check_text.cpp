@@ -36,8 +36,10 @@ std::string styled_label(const rules::Finding& f, const TextStyle& st) {
   }
 }
 
-void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
-                  const TextStyle& st) {
+}  // namespace
+
+void append_finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
+                         const TextStyle& st) {
   const auto& f = s.evaluation.findings[i];
   const auto pos = i < s.positions.size() ? s.positions[i] : rules::TextPosition{};
   std::string head = fmt::format("{}: {}", terminal_safe(s.file), styled_label(f, st));
@@ -61,6 +63,8 @@ void finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
     out += fmt::format("  waived: {}\n", wrap_text(f.waiver_reason, st.width, 10, 10));
   }
 }
+
+namespace {
 
 /// The figures the rules compared, wrapped between figures (never inside one).
 std::string metrics_text(const rules::BuildMetrics& m, std::size_t width) {
@@ -161,7 +165,8 @@ std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const Tex
                       st.error("error"), plural(static_cast<int>(s.errors.size()), "problem"));
       continue;
     }
-    for (std::size_t i = 0; i < s.evaluation.findings.size(); ++i) finding_text(out, s, i, st);
+    for (std::size_t i = 0; i < s.evaluation.findings.size(); ++i)
+      append_finding_text(out, s, i, st);
     for (const auto& w : s.unused_waivers) {
       out += fmt::format("{}: {}: the waiver of {} ({}) matches no finding; remove it\n",
                          terminal_safe(s.file), st.note("note"), terminal_safe(w.rule),

@@ -45,7 +45,8 @@ TEST_CASE("an unknown command gets a suggestion and exit 2", "[cli][conventions]
   auto far = run({"foo"});
   CHECK(far.exit_code == 2);
   CHECK(far.err ==
-        "gpuadvisor: error: unknown command \"foo\"; expected one of recommend, check, estimate, "
+        "gpuadvisor: error: unknown command \"foo\"; expected one of recommend, check, verify, "
+        "estimate, "
         "catalog, rules, completion, help, version\n");
 
   auto sub = run({"catalog", "lst"});
@@ -63,7 +64,7 @@ TEST_CASE("an unknown command gets a suggestion and exit 2", "[cli][conventions]
   auto none = run({});
   CHECK(none.exit_code == 2);
   CHECK(none.err ==
-        "gpuadvisor: error: no command given; expected one of recommend, check, estimate, "
+        "gpuadvisor: error: no command given; expected one of recommend, check, verify, estimate, "
         "catalog, rules, completion, help, version (run 'gpuadvisor --help')\n");
 
   auto catalog = run({"catalog"});

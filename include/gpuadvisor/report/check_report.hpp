@@ -20,6 +20,8 @@ inline constexpr int kRulesOutputSchemaVersion = 1;
 struct CheckReport {
   std::vector<rules::SpecResult> specs;
   bool strict = false;
+  /// The command named in JUnit output ("verify" reuses these renderers).
+  std::string command = "check";
   /// True when every spec is usable and none failed.
   [[nodiscard]] bool passed() const;
 };
@@ -49,6 +51,13 @@ struct TextStyle {
 /// SARIF 2.1.0 with one run; results point into the spec files
 /// (data/schema/sarif-2.1.0-subset.schema.json).
 [[nodiscard]] nlohmann::ordered_json check_sarif(const CheckReport& r, const rules::RuleSet& rs);
+
+/// One finding of `s` as check's text shows it: header, location, message,
+/// measured and limit, fix (verify's text report uses it too).
+void append_finding_text(std::string& out, const rules::SpecResult& s, std::size_t i,
+                         const TextStyle& style = {});
+/// One finding as check's JSON has it (check.schema.json#/$defs/finding).
+[[nodiscard]] nlohmann::ordered_json finding_json(const rules::SpecResult& s, std::size_t i);
 
 /// `gpuadvisor rules`: every rule with its severity, parameters, rationale
 /// and source; the policies; the framework table.

@@ -12,6 +12,7 @@
 #include "fuzz/harness/quantity.hpp"
 #include "fuzz/harness/rules.hpp"
 #include "fuzz/harness/spec.hpp"
+#include "fuzz/harness/verify.hpp"
 #include "fuzz/harness/workload.hpp"
 #include "support/run.hpp"
 
@@ -21,11 +22,9 @@ using Harness = std::function<void(const std::uint8_t*, std::size_t)>;
 
 const std::map<std::string, Harness>& harnesses() {
   using namespace gpuadvisor::fuzz;
-  static const std::map<std::string, Harness> h{{"catalog", catalog_one},
-                                                {"quantity", quantity_one},
-                                                {"rules", rules_one},
-                                                {"spec", spec_one},
-                                                {"workload", workload_one}};
+  static const std::map<std::string, Harness> h{
+      {"catalog", catalog_one}, {"quantity", quantity_one}, {"rules", rules_one},
+      {"spec", spec_one},       {"verify", verify_one},     {"workload", workload_one}};
   return h;
 }
 
