@@ -5,6 +5,7 @@
 #include <set>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -675,10 +676,16 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
   auto dangling = [&](std::string path, std::string_view what, const std::string& id) {
     diags.push_back({file, std::move(path), fmt::format("unknown {} \"{}\"", what, id)});
   };
+  // Source keys are looked up once per citation: index them (a linear search
+  // per citation was a measurable part of every command's start-up).
+  std::unordered_set<std::string_view> source_keys;
+  source_keys.reserve(context.sources.size());
+  for (const auto& s : context.sources) source_keys.insert(s.key);
+  auto known_source = [&](const std::string& key) { return source_keys.contains(key); };
   auto check_sources = [&](std::string_view category, std::size_t i,
                            const std::vector<std::string>& keys) {
     for (std::size_t k = 0; k < keys.size(); ++k) {
-      if (context.source(keys[k]) == nullptr) {
+      if (!known_source(keys[k])) {
         dangling(fmt::format("{}[{}].sources[{}]", category, i, k), "source key", keys[k]);
       }
     }
@@ -688,8 +695,7 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
   auto check_price_source = [&](const std::string& path, const std::string& source,
                                 PriceKind kind) {
     if (kind == PriceKind::quote || source.starts_with("estimate:") ||
-        source.starts_with("https://") || source.starts_with("http://") ||
-        context.source(source) != nullptr) {
+        source.starts_with("https://") || source.starts_with("http://") || known_source(source)) {
       return;
     }
     diags.push_back({file, path,
