@@ -8,7 +8,15 @@ namespace {
 template <typename T>
 const T* find_by_id(const std::vector<T>& items, std::string_view id) {
   auto it = std::find_if(items.begin(), items.end(), [&](const T& t) { return t.id == id; });
-  return it == items.end() ? nullptr : &*it;
+  if (it != items.end()) return &*it;
+  if constexpr (std::is_base_of_v<PartBase, T>) {
+    // A renamed part answers to its former ids.
+    it = std::find_if(items.begin(), items.end(), [&](const T& t) {
+      return std::find(t.aliases.begin(), t.aliases.end(), id) != t.aliases.end();
+    });
+    if (it != items.end()) return &*it;
+  }
+  return nullptr;
 }
 
 }  // namespace

@@ -5,12 +5,15 @@
 #include <set>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/part_readers.hpp"
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/core/money.hpp"
 
 namespace gpuadvisor::catalog {
 namespace {
@@ -104,30 +107,103 @@ std::vector<std::string> read_string_list(ObjectReader& r, std::string_view key,
   return out;
 }
 
+std::string read_date(ObjectReader& r) {
+  auto date = r.string("date");
+  if (date && !valid_date(*date)) {
+    r.error("date", fmt::format("expected a date as YYYY-MM-DD, got \"{}\"", *date));
+  }
+  return date.value_or("");
+}
+
+/// The price's kind; nullopt when missing or unknown (already reported).
+std::optional<PriceKind> read_kind(ObjectReader& r) {
+  auto idx = r.choice("kind", kPriceKinds);
+  if (!idx) return std::nullopt;
+  return static_cast<PriceKind>(*idx);  // kPriceKinds is in PriceKind order
+}
+
+/// "estimate: <how>" goes with kind estimate, and only with it: an estimate
+/// says how it was derived, a listed price names where it was listed.
+void check_estimate(ObjectReader& r, std::optional<PriceKind> k, const std::string& source) {
+  if (!k || source.empty()) return;
+  const PriceKind kind = *k;
+  const bool says_estimate = source.starts_with("estimate:");
+  if (kind == PriceKind::estimate && !says_estimate) {
+    r.error("source", fmt::format("an estimate's source says how it was derived: expected "
+                                  "\"estimate: <reasoning>\", got \"{}\"",
+                                  source));
+  } else if (kind != PriceKind::estimate && says_estimate) {
+    r.error("kind", fmt::format("the source is an estimate; expected kind \"estimate\", got "
+                                "\"{}\"",
+                                to_string(kind)));
+  }
+}
+
+std::vector<LocalPrice> read_local(ObjectReader& parent, Ctx& ctx, double max) {
+  std::vector<LocalPrice> out;
+  const json* arr = parent.array("local", Need::optional);
+  if (arr == nullptr) return out;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    ObjectReader r((*arr)[i], index_path(parent.child_path("local"), i), ctx.file, ctx.diags);
+    if (!r.ok()) continue;
+    LocalPrice l;
+    if (auto cur = r.string("currency")) {
+      if (find_currency(*cur) == nullptr || *cur == "USD") {
+        r.error("currency", fmt::format("expected a currency other than USD ({}), got \"{}\"",
+                                        currency_list(), *cur));
+      } else if (!seen.insert(*cur).second) {
+        r.error("currency", fmt::format("a second {} price; expected one per currency", *cur));
+      }
+      l.currency = *cur;
+    }
+    assign(l.amount, r.number("amount", 0, max));
+    const auto kind = read_kind(r);
+    l.kind = kind.value_or(PriceKind::estimate);
+    l.date = read_date(r);
+    l.source = r.string("source").value_or("");
+    check_estimate(r, kind, l.source);
+    r.finish();
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+void read_usd_currency(ObjectReader& r) {
+  auto cur = r.string("currency");
+  if (cur && *cur != "USD") {
+    r.error("currency", fmt::format("expected \"USD\" (the price the search compares; a price in "
+                                    "another currency goes under \"local\"), got \"{}\"",
+                                    *cur));
+  }
+}
+
 void read_price(ObjectReader& parent, Price& price, Ctx& ctx) {
   const json* v = parent.object("price");
   if (v == nullptr) return;
   ObjectReader r(*v, parent.child_path("price"), ctx.file, ctx.diags);
   assign(price.usd, r.number("usd", 0, 1e8));
-  if (r.has("currency")) {
-    auto cur = r.string("currency");
-    if (cur && *cur != "USD") {
-      r.error("currency", fmt::format("expected \"USD\" (gpuadvisor does not convert "
-                                      "currencies), got \"{}\"",
-                                      *cur));
-    }
-  }
-  auto date = r.string("date");
-  if (date && !valid_date(*date)) {
-    r.error("date", fmt::format("expected a date as YYYY-MM-DD, got \"{}\"", *date));
-  }
-  price.date = date.value_or("");
+  read_usd_currency(r);
+  const auto kind = read_kind(r);
+  price.kind = kind.value_or(PriceKind::estimate);
+  price.date = read_date(r);
   price.source = r.string("source").value_or("");
+  check_estimate(r, kind, price.source);
+  price.local = read_local(r, ctx, 1e12);
   r.finish();
 }
 
 void read_base(ObjectReader& r, PartBase& p, Ctx& ctx) {
   p.id = read_id(r);
+  p.aliases = read_string_list(r, "aliases", ctx, Need::optional);
+  for (std::size_t i = 0; i < p.aliases.size(); ++i) {
+    if (!valid_id(p.aliases[i])) {
+      ctx.diags.push_back({ctx.file, index_path(r.child_path("aliases"), i),
+                           fmt::format("expected a former id of letters, digits and hyphens, "
+                                       "got \"{}\"",
+                                       p.aliases[i])});
+    }
+  }
   p.name = r.string("name").value_or("");
   read_price(r, p.price, ctx);
   p.sources = read_string_list(r, "sources", ctx, Need::required);
@@ -437,19 +513,20 @@ ModelPreset read_entry(std::type_identity<ModelPreset>, ObjectReader& r, Ctx& ct
   return m;
 }
 
-CloudPrice read_entry(std::type_identity<CloudPrice>, ObjectReader& r, Ctx&) {
+CloudPrice read_entry(std::type_identity<CloudPrice>, ObjectReader& r, Ctx& ctx) {
   CloudPrice c;
   c.id = read_id(r);
   c.gpu = r.string("gpu").value_or("");
   c.provider = r.string("provider").value_or("");
   assign(c.usd_per_gpu_hour, r.number("usd_per_gpu_hour", 0.01, 1000));
   assign(c.gpus_per_instance, r.integer("gpus_per_instance", 1, 64, Need::optional));
-  auto date = r.string("date");
-  if (date && !valid_date(*date)) {
-    r.error("date", fmt::format("expected a date as YYYY-MM-DD, got \"{}\"", *date));
-  }
-  c.date = date.value_or("");
+  read_usd_currency(r);
+  const auto kind = read_kind(r);
+  c.kind = kind.value_or(PriceKind::estimate);
+  c.date = read_date(r);
   c.source = r.string("source").value_or("");
+  check_estimate(r, kind, c.source);
+  c.local = read_local(r, ctx, 1e6);
   return c;
 }
 
@@ -487,9 +564,52 @@ void read_category(ObjectReader& top, std::string_view key, Need need, std::vect
       add(ctx.diags, {ctx.file, path + (std::is_same_v<T, Source> ? ".key" : ".id"),
                       fmt::format("duplicate id \"{}\" in {}", id, key)});
     }
+    if constexpr (std::is_base_of_v<PartBase, T>) {
+      for (std::size_t k = 0; k < item.aliases.size(); ++k) {
+        if (!seen.insert(item.aliases[k]).second) {
+          add(ctx.diags, {ctx.file, index_path(path + ".aliases", k),
+                          fmt::format("duplicate id \"{}\" in {}", item.aliases[k], key)});
+        }
+      }
+    }
     // A document with a problem is rejected whole: keep no parts past one.
     if (ctx.diags.empty()) out.push_back(std::move(item));
   }
+}
+
+/// The categories whose parts have a `price` object.
+bool priced_category(std::string_view key) {
+  bool priced = false;
+  for_each_category([&](const auto& cat) {
+    using T = typename std::remove_cvref_t<decltype(cat)>::Part;
+    if (cat.key == key) priced = std::is_base_of_v<PartBase, T>;
+  });
+  return priced;
+}
+
+std::vector<PriceOverride> read_prices(ObjectReader& top, Ctx& ctx) {
+  std::vector<PriceOverride> out;
+  const json* arr = top.array("prices", Need::optional);
+  if (arr == nullptr) return out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    ObjectReader r((*arr)[i], index_path("prices", i), ctx.file, ctx.diags);
+    if (!r.ok()) continue;
+    PriceOverride o;
+    if (auto cat = r.string("category")) {
+      o.category = std::string(category_key(*cat));
+      if (!priced_category(o.category)) {
+        r.error("category", fmt::format("expected a category of priced parts (gpu, cpu, "
+                                        "platform, memory, storage, psu, cooling, cpu_cooler), "
+                                        "got \"{}\"",
+                                        *cat));
+      }
+    }
+    o.id = r.string("id").value_or("");
+    read_price(r, o.price, ctx);
+    r.finish();
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 template <typename T>
@@ -530,6 +650,7 @@ gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text,
   for_each_category([&](const auto& cat) {
     read_category(top, cat.key, cat.required ? need : Need::optional, c.*cat.items, ctx);
   });
+  c.prices = read_prices(top, ctx);
   top.finish();
   if (!diags.empty()) return gpuadvisor::unexpected(std::move(diags));
   return c;
@@ -537,6 +658,17 @@ gpuadvisor::expected<Catalog, Diagnostics> parse_catalog(std::string_view text,
 
 void layer(Catalog& base, Catalog top) {
   for_each_category([&](const auto& cat) { layer_category(base.*cat.items, top.*cat.items); });
+  for (auto& o : top.prices) {
+    for_each_category([&](const auto& cat) {
+      using T = typename std::remove_cvref_t<decltype(cat)>::Part;
+      if constexpr (std::is_base_of_v<PartBase, T>) {
+        if (cat.key != o.category) return;
+        for (auto& part : base.*cat.items) {
+          if (part.id == o.id) part.price = o.price;
+        }
+      }
+    });
+  }
 }
 
 Diagnostics check_references(const Catalog& c, const Catalog& context, const std::string& file) {
@@ -544,12 +676,37 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
   auto dangling = [&](std::string path, std::string_view what, const std::string& id) {
     diags.push_back({file, std::move(path), fmt::format("unknown {} \"{}\"", what, id)});
   };
+  // Source keys are looked up once per citation: index them (a linear search
+  // per citation was a measurable part of every command's start-up).
+  std::unordered_set<std::string_view> source_keys;
+  source_keys.reserve(context.sources.size());
+  for (const auto& s : context.sources) source_keys.insert(s.key);
+  auto known_source = [&](const std::string& key) { return source_keys.contains(key); };
   auto check_sources = [&](std::string_view category, std::size_t i,
                            const std::vector<std::string>& keys) {
     for (std::size_t k = 0; k < keys.size(); ++k) {
-      if (context.source(keys[k]) == nullptr) {
+      if (!known_source(keys[k])) {
         dangling(fmt::format("{}[{}].sources[{}]", category, i, k), "source key", keys[k]);
       }
+    }
+  };
+  // A price names a source key, a public URL, or says how it was estimated;
+  // a quote (private by nature) names the quote in words.
+  auto check_price_source = [&](const std::string& path, const std::string& source,
+                                PriceKind kind) {
+    if (kind == PriceKind::quote || source.starts_with("estimate:") ||
+        source.starts_with("https://") || source.starts_with("http://") || known_source(source)) {
+      return;
+    }
+    diags.push_back({file, path,
+                     fmt::format("unknown source key \"{}\"; expected a key of the sources "
+                                 "table, a URL or \"estimate: <reasoning>\"",
+                                 source)});
+  };
+  auto check_local = [&](const std::string& path, const std::vector<LocalPrice>& local) {
+    for (std::size_t k = 0; k < local.size(); ++k) {
+      check_price_source(fmt::format("{}.local[{}].source", path, k), local[k].source,
+                         local[k].kind);
     }
   };
   // Every category whose entries cite sources.
@@ -557,6 +714,13 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
     const auto& parts = c.*cat.items;
     if constexpr (requires { parts.front().sources; }) {
       for (std::size_t i = 0; i < parts.size(); ++i) check_sources(cat.key, i, parts[i].sources);
+    }
+    if constexpr (requires { parts.front().price.source; }) {
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::string path = fmt::format("{}[{}].price", cat.key, i);
+        check_price_source(path + ".source", parts[i].price.source, parts[i].price.kind);
+        check_local(path, parts[i].price.local);
+      }
     }
   };
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
@@ -580,8 +744,24 @@ Diagnostics check_references(const Catalog& c, const Catalog& context, const std
     if (context.gpu(c.cloud[i].gpu) == nullptr) {
       dangling(fmt::format("cloud[{}].gpu", i), "GPU", c.cloud[i].gpu);
     }
+    check_price_source(fmt::format("cloud[{}].source", i), c.cloud[i].source, c.cloud[i].kind);
+    check_local(fmt::format("cloud[{}]", i), c.cloud[i].local);
   }
   for_each_category(check_parts);
+  for (std::size_t i = 0; i < c.prices.size(); ++i) {
+    const auto& o = c.prices[i];
+    const std::string path = fmt::format("prices[{}]", i);
+    check_price_source(path + ".price.source", o.price.source, o.price.kind);
+    check_local(path + ".price", o.price.local);
+    bool found = false;
+    for_each_category([&](const auto& cat) {
+      if (cat.key != o.category) return;
+      for (const auto& part : context.*cat.items) found = found || key_of(part) == o.id;
+    });
+    if (!found && !o.category.empty()) {
+      dangling(path + ".id", fmt::format("{} id", o.category), o.id);
+    }
+  }
   return diags;
 }
 

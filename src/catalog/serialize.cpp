@@ -5,17 +5,36 @@ namespace {
 
 void put_base(ojson& j, const PartBase& p) {
   j["id"] = p.id;
+  if (!p.aliases.empty()) j["aliases"] = p.aliases;
   j["name"] = p.name;
 }
 
+ojson local_json(const std::vector<LocalPrice>& local) {
+  ojson arr = ojson::array();
+  for (const auto& l : local) {
+    arr.push_back({{"currency", l.currency},
+                   {"amount", l.amount},
+                   {"kind", to_string(l.kind)},
+                   {"date", l.date},
+                   {"source", l.source}});
+  }
+  return arr;
+}
+
 void put_tail(ojson& j, const PartBase& p) {
-  j["price"] = {{"usd", p.price.usd}, {"date", p.price.date}, {"source", p.price.source}};
+  j["price"] = {{"usd", p.price.usd},
+                {"currency", "USD"},
+                {"kind", to_string(p.price.kind)},
+                {"date", p.price.date},
+                {"source", p.price.source}};
+  if (!p.price.local.empty()) j["price"]["local"] = local_json(p.price.local);
   j["sources"] = p.sources;
   if (!p.notes.empty()) j["notes"] = p.notes;
 }
 
 }  // namespace
 
+std::string_view to_string(PriceKind k) { return kPriceKinds[static_cast<std::size_t>(k)]; }
 std::string_view to_string(Condition c) { return c == Condition::used ? "used" : "new"; }
 std::string_view to_string(GpuFormFactor f) {
   switch (f) {
@@ -262,13 +281,17 @@ ojson to_json(const ModelPreset& m) {
 }
 
 ojson to_json(const CloudPrice& c) {
-  return {{"id", c.id},
-          {"gpu", c.gpu},
-          {"provider", c.provider},
-          {"usd_per_gpu_hour", c.usd_per_gpu_hour},
-          {"gpus_per_instance", c.gpus_per_instance},
-          {"date", c.date},
-          {"source", c.source}};
+  ojson j = {{"id", c.id},
+             {"gpu", c.gpu},
+             {"provider", c.provider},
+             {"usd_per_gpu_hour", c.usd_per_gpu_hour},
+             {"gpus_per_instance", c.gpus_per_instance},
+             {"currency", "USD"},
+             {"kind", to_string(c.kind)},
+             {"date", c.date},
+             {"source", c.source}};
+  if (!c.local.empty()) j["local"] = local_json(c.local);
+  return j;
 }
 
 ojson category_to_json(const Catalog& c, std::string_view key) {

@@ -99,6 +99,11 @@ CLI::Option* add_policy_option(CLI::App* cmd, std::string& policy);
 CLI::Option* add_region_option(CLI::App* cmd, std::string& region);
 /// The region given, checked: InputError naming --region and the choices.
 [[nodiscard]] std::string checked_region(const std::string& region);
+/// --fx RATE: units of the region's currency per US dollar, instead of the
+/// dated rate in data/regions.json.
+CLI::Option* add_fx_option(CLI::App* cmd, std::optional<std::string>& fx);
+/// The exchange rate for `region` (checked): --fx if given, else the region's.
+[[nodiscard]] double checked_fx(const std::string& region, const std::optional<std::string>& fx);
 
 /// Fails with InputError unless --format is one of `allowed` for `command`.
 void require_format(const Globals& g, std::string_view command,

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
-#include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
+#include "gpuadvisor/rules/region.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/search/recommend.hpp"
 #include "workload_flags.hpp"
@@ -25,7 +25,7 @@ struct RecommendOptions {
   std::string region;
   std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
       top, electricity_price, pue, dataset_gb, checkpoints, clean_margin, horizon, utilisation,
-      max_days;
+      max_days, fx;
   bool allow_used = false;
   std::string rules_file;
   std::string policy;
@@ -100,16 +100,19 @@ search::Request to_request(const RecommendOptions& o) {
     diags = e.diags;
   }
   auto& c = req.constraints;
+  req.region = checked_region(o.region);
+  const rules::Region& region = *rules::find_region(req.region);
+  req.money = rules::money_format(region, checked_fx(o.region, o.fx));
   if (!o.budget) {
     diags.push_back({"--budget", "", "required: the most the build may cost, e.g. 20000 or 20k"});
-  } else if (auto money = parse_money(*o.budget); !money) {
-    diags.push_back({"--budget", "", money.error()});
-  } else if (!(*money >= 1) || *money > 1e9) {
-    diags.push_back(
-        {"--budget", "",
-         fmt::format("expected an amount from $1 to $1,000,000,000, got \"{}\"", *o.budget)});
+  } else if (auto usd = rules::amount_to_usd(*o.budget, region, req.money.per_usd); !usd) {
+    diags.push_back({"--budget", "", usd.error()});
+  } else if (!(*usd >= 1) || *usd > 1e9) {
+    diags.push_back({"--budget", "",
+                     fmt::format("expected an amount from {} to {}, got \"{}\"", req.money(1),
+                                 req.money(1e9), *o.budget)});
   } else {
-    c.budget = search::to_cents(*money);
+    c.budget = search::to_cents(*usd);
   }
   if (!o.workload.model && !o.workload.model_size) {
     diags.push_back(
@@ -131,7 +134,6 @@ search::Request to_request(const RecommendOptions& o) {
                       "the circuit's rating in watts (volts x amps), e.g. 1800 or 3680", diags)) {
     req.circuit_w = *w;
   }
-  req.region = checked_region(o.region);
   if (auto v = number(o.voltage, "--voltage", "V", 90, 480, "a supply voltage from 90 to 480 V",
                       diags)) {
     req.voltage = *v;
@@ -203,7 +205,9 @@ ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
   const search::Request req = to_request(o);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);
   if (!rs) throw InputError(std::move(rs.error()));
-  const auto cat = load_catalog(g);
+  // Parts not sold in the region are left out; its own-currency prices used.
+  const auto cat =
+      rules::regional_catalog(load_catalog(g), *rules::find_region(req.region), req.money.per_usd);
   auto rec = search::recommend(cat, *rs, req);
   if (!rec) throw InputError(std::move(rec.error()));
   if (g.format == "json") {
@@ -247,11 +251,14 @@ Examples:
   gpuadvisor recommend --budget 300k --model-size 13B --task pretrain --form-factor rack
   gpuadvisor recommend --budget 15000 --model mistral-7b --task lora --circuit 1800
   gpuadvisor recommend --budget 20000 --model-size 7B --format json --output builds.json
+  gpuadvisor recommend --region cn --budget 15万 --model-size 7B --task lora
 
 Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)");
   add_workload_flags(cmd, o->workload, /*with_gpu=*/false, "lora; CNN presets: pretrain");
   auto* k = cmd->add_option_group("Constraints", "What the build may be");
-  k->add_option("--budget", o->budget, "Most the build may cost, USD: 20000, 20k, $20,000")
+  k->add_option("--budget", o->budget,
+                "Most the build may cost, in the --region currency: 20000, 20k, $20,000; in cn "
+                "also \u00a5150000, 15\u4e07, 150k CNY (an explicit currency converts)")
       ->type_name("AMOUNT");
   k->add_option("--max-gpus", o->max_gpus, "At most N GPUs")->type_name("N");
   set_choices(k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd (default any)")
@@ -269,6 +276,7 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
                 "Supply voltage (default: the region's, for the --circuit given)")
       ->type_name("V");
   add_region_option(k, o->region);
+  add_fx_option(k, o->fx);
   k->add_option("--rules", o->rules_file, "Rules file layered over the embedded rules")
       ->type_name("FILE")
       ->check(non_empty("a rules file"));

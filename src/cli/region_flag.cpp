@@ -1,5 +1,8 @@
 // --region: mains defaults by region (data/regions.json).
+#include <charconv>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli.hpp"
 #include "gpuadvisor/core/suggest.hpp"
@@ -23,6 +26,40 @@ std::string checked_region(const std::string& region) {
   throw InputError(Diagnostic{"--region", "",
                               fmt::format("expected one of {}, got \"{}\"{}", fmt::join(ids, ", "),
                                           region, did_you_mean(region, ids))});
+}
+
+CLI::Option* add_fx_option(CLI::App* cmd, std::optional<std::string>& fx) {
+  std::vector<std::string> rates;
+  for (const auto& r : rules::regions()) {
+    if (r.currency != "USD") rates.push_back(fmt::format("{} {}", r.currency, r.fx.per_usd));
+  }
+  return cmd
+      ->add_option("--fx", fx,
+                   fmt::format("Units of the --region currency per US dollar (default the dated "
+                               "rate in data/regions.json: {})",
+                               fmt::join(rates, ", ")))
+      ->type_name("RATE");
+}
+
+double checked_fx(const std::string& region, const std::optional<std::string>& fx) {
+  const rules::Region& r = *rules::find_region(checked_region(region));
+  if (!fx) return r.fx.per_usd;
+  if (r.currency == "USD") {
+    throw InputError(Diagnostic{"--fx", "",
+                                fmt::format("region {} counts in USD; --fx is the rate of another "
+                                            "region's currency (--region eu, uk, cn or jp)",
+                                            r.id)});
+  }
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(fx->data(), fx->data() + fx->size(), v);
+  if (fx->empty() || ec != std::errc{} || ptr != fx->data() + fx->size() || !(v >= 1e-4) ||
+      v > 1e6) {
+    throw InputError(Diagnostic{
+        "--fx", "",
+        fmt::format("expected {} per US dollar as a positive number, e.g. {}, got \"{}\"",
+                    r.currency, r.fx.per_usd, *fx)});
+  }
+  return v;
 }
 
 }  // namespace gpuadvisor::cli

@@ -76,23 +76,6 @@ gpuadvisor::expected<double, std::string> parse_count(std::string_view text) {
   return apply_si(parsed->first, parsed->second, "K, M, B or T (as in 7B, 125M, 1.5T)");
 }
 
-gpuadvisor::expected<double, std::string> parse_money(std::string_view text) {
-  std::string cleaned;
-  for (char c : trim(text)) {
-    if (c == ',' || c == '_') continue;
-    cleaned += c;
-  }
-  std::string_view s = cleaned;
-  if (s.starts_with("$")) s.remove_prefix(1);
-  if (s.ends_with("USD") || s.ends_with("usd")) s = trim(s.substr(0, s.size() - 3));
-  auto parsed = number_and_suffix(s);
-  if (!parsed) {
-    return gpuadvisor::unexpected(fmt::format(
-        "{}; expected an amount in US dollars such as 20000, 20k or $20,000", parsed.error()));
-  }
-  return apply_si(parsed->first, parsed->second, "k or M (as in 20k, 1.5M)");
-}
-
 gpuadvisor::expected<double, std::string> parse_bytes(std::string_view text) {
   auto parsed = number_and_suffix(trim(text));
   if (!parsed) {

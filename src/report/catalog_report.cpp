@@ -1,12 +1,14 @@
 #include "gpuadvisor/report/catalog_report.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 
+#include <algorithm>
 #include <set>
 #include <type_traits>
 
 #include <fmt/format.h>
 
 #include "gpuadvisor/catalog/serialize.hpp"
+#include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
 
@@ -19,7 +21,10 @@ using Align = Table::Align;
 
 std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, decimals); }
 
-std::string price(const catalog::Price& p) { return format_usd(p.usd); }
+/// The price columns of every part table: what a price is and when, beside it.
+std::string price(const catalog::Price& p) { return format_money(p.usd, "USD"); }
+std::string price_kind(const catalog::Price& p) { return std::string(catalog::to_string(p.kind)); }
+std::string month(const catalog::Price& p) { return p.date.substr(0, 7); }
 
 /// Cuts long product names so that tables fit 100 columns.
 std::string shorten(const std::string& s, std::size_t max) {
@@ -44,13 +49,16 @@ std::string table(const Catalog& c, std::type_identity<catalog::Gpu>) {
            {"FORM"},
            {"LINK"},
            {"COND"},
-           {"PRICE", Align::right}});
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& g : c.gpus) {
     t.add_row({g.id, num(g.memory_gb), num(g.tensor_tflops_16bit, 1),
                g.tensor_tflops_fp8 > 0 ? num(g.tensor_tflops_fp8, 1) : "-", num(g.power_w),
                std::string(catalog::to_string(g.form_factor)) +
                    (g.slot_width > 0 ? fmt::format(" {}-slot", g.slot_width) : ""),
-               g.interconnect.type, std::string(catalog::to_string(g.condition)), price(g.price)});
+               g.interconnect.type, std::string(catalog::to_string(g.condition)), price(g.price),
+               price_kind(g.price), month(g.price)});
   }
   return t.render();
 }
@@ -62,18 +70,27 @@ std::string table(const Catalog& c, std::type_identity<catalog::Cpu>) {
            {"LANES", Align::right},
            {"MEM"},
            {"TDP W", Align::right},
-           {"PRICE", Align::right}});
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& p : c.cpus) {
     t.add_row({p.id, p.socket, std::to_string(p.cores),
                fmt::format("{} (gen {})", p.pcie_lanes, p.pcie_gen),
                fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w),
-               price(p.price)});
+               price(p.price), price_kind(p.price), month(p.price)});
   }
   return t.render();
 }
 
 std::string table(const Catalog& c, std::type_identity<catalog::Platform>) {
-  Table t({{"ID"}, {"KIND"}, {"CPU"}, {"GPUS"}, {"PSU BAYS"}, {"PRICE", Align::right}});
+  Table t({{"ID"},
+           {"KIND"},
+           {"CPU"},
+           {"GPUS"},
+           {"PSU BAYS"},
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& p : c.platforms) {
     std::string gpus = fmt::format("{}x {}", p.max_gpus, fmt::join(p.gpu_form_factors, "/"));
     if (p.max_gpu_slot_width > 0) gpus += fmt::format(" <={}-slot", p.max_gpu_slot_width);
@@ -82,18 +99,25 @@ std::string table(const Catalog& c, std::type_identity<catalog::Platform>) {
                                  : fmt::format("{} {}", catalog::to_string(p.kind), p.form_factor);
     t.add_row({p.id, kind, fmt::format("{}x {}", p.cpu_sockets, p.socket), gpus,
                fmt::format("{}x {} <={}W", p.psu_bays, p.psu_form, num(p.max_psu_w)),
-               price(p.price)});
+               price(p.price), price_kind(p.price), month(p.price)});
   }
   return t.render();
 }
 
 std::string table(const Catalog& c, std::type_identity<catalog::MemoryKit>) {
-  Table t({{"ID"}, {"NAME"}, {"TYPE"}, {"KIT"}, {"GB", Align::right}, {"PRICE", Align::right}});
+  Table t({{"ID"},
+           {"NAME"},
+           {"TYPE"},
+           {"KIT"},
+           {"GB", Align::right},
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& m : c.memory) {
     t.add_row({m.id, shorten(m.name, 30),
                fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
                fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)), num(m.capacity_gb),
-               price(m.price)});
+               price(m.price), price_kind(m.price), month(m.price)});
   }
   return t.render();
 }
@@ -104,10 +128,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::Storage>) {
            {"TYPE"},
            {"TB", Align::right},
            {"READ MB/s", Align::right},
-           {"PRICE", Align::right}});
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& s : c.storage) {
     t.add_row({s.id, shorten(s.name, 30), std::string(catalog::to_string(s.type)),
-               num(s.capacity_tb, 2), num(s.seq_read_mbs), price(s.price)});
+               num(s.capacity_tb, 2), num(s.seq_read_mbs), price(s.price), price_kind(s.price),
+               month(s.price)});
   }
   return t.render();
 }
@@ -119,31 +146,46 @@ std::string table(const Catalog& c, std::type_identity<catalog::Psu>) {
            {"W 115V", Align::right},
            {"RATING"},
            {"GPU PLUGS"},
-           {"PRICE", Align::right}});
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& p : c.psus) {
     t.add_row({p.id, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
-               fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr), price(p.price)});
+               fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr), price(p.price),
+               price_kind(p.price), month(p.price)});
   }
   return t.render();
 }
 
 std::string table(const Catalog& c, std::type_identity<catalog::Cooling>) {
-  Table t(
-      {{"ID"}, {"NAME"}, {"TYPE"}, {"FOR"}, {"REMOVES W", Align::right}, {"PRICE", Align::right}});
+  Table t({{"ID"},
+           {"NAME"},
+           {"TYPE"},
+           {"FOR"},
+           {"REMOVES W", Align::right},
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& x : c.cooling) {
     t.add_row({x.id, shorten(x.name, 28), std::string(catalog::to_string(x.type)), x.form,
-               num(x.capacity_w), price(x.price)});
+               num(x.capacity_w), price(x.price), price_kind(x.price), month(x.price)});
   }
   return t.render();
 }
 
 std::string table(const Catalog& c, std::type_identity<catalog::CpuCooler>) {
-  Table t(
-      {{"ID"}, {"NAME"}, {"TYPE"}, {"SOCKETS"}, {"CPU W", Align::right}, {"PRICE", Align::right}});
+  Table t({{"ID"},
+           {"NAME"},
+           {"TYPE"},
+           {"SOCKETS"},
+           {"CPU W", Align::right},
+           {"PRICE", Align::right},
+           {"KIND"},
+           {"DATE"}});
   for (const auto& x : c.cpu_coolers) {
     t.add_row({x.id, shorten(x.name, 28), x.type,
                shorten(fmt::format("{}", fmt::join(x.sockets, ",")), 24), num(x.max_cpu_w),
-               price(x.price)});
+               price(x.price), price_kind(x.price), month(x.price)});
   }
   return t.render();
 }
@@ -167,10 +209,10 @@ std::string table(const Catalog& c, std::type_identity<catalog::ModelPreset>) {
 }
 
 std::string table(const Catalog& c, std::type_identity<catalog::CloudPrice>) {
-  Table t({{"ID"}, {"GPU"}, {"PROVIDER"}, {"$/GPU-HOUR", Align::right}, {"DATE"}});
+  Table t({{"ID"}, {"GPU"}, {"PROVIDER"}, {"$/GPU-HOUR", Align::right}, {"KIND"}, {"DATE"}});
   for (const auto& x : c.cloud) {
-    t.add_row(
-        {x.id, x.gpu, shorten(x.provider, 30), fmt::format("{:.2f}", x.usd_per_gpu_hour), x.date});
+    t.add_row({x.id, x.gpu, shorten(x.provider, 30), fmt::format("{:.2f}", x.usd_per_gpu_hour),
+               std::string(catalog::to_string(x.kind)), x.date});
   }
   return t.render();
 }
@@ -262,7 +304,11 @@ std::vector<PartRef> find_part(const Catalog& c, std::string_view id) {
     if (key == "sources") continue;
     const ojson items = catalog::category_to_json(c, key);
     for (std::size_t i = 0; i < items.size(); ++i) {
-      if (items[i].value("id", "") == id) refs.push_back({key, i});
+      const auto aliases = items[i].value("aliases", ojson::array());
+      if (items[i].value("id", "") == id ||
+          std::find(aliases.begin(), aliases.end(), ojson(id)) != aliases.end()) {
+        refs.push_back({key, i});
+      }
     }
   }
   return refs;

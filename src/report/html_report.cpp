@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
@@ -191,7 +192,7 @@ std::vector<double> log_ticks(double lo, double hi) {
   return out;
 }
 
-std::string scatter(std::vector<Point> pts, bool training) {
+std::string scatter(std::vector<Point> pts, bool training, const MoneyFormat& money) {
   constexpr double kW = 1000, kH = 460, kLeft = 90, kRight = 30, kTop = 20, kBottom = 50;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
   // The Pareto front: no other build is both cheaper and faster.
@@ -236,17 +237,17 @@ std::string scatter(std::vector<Point> pts, bool training) {
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>"
         "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-        num(X(v)), kTop, num(kTop + ph), num(kTop + ph + 18), format_usd(v));
+        num(X(v)), kTop, num(kTop + ph), num(kTop + ph + 18), format_money(v, money.currency));
   }
   out += fmt::format(
       "<line class=\"axis\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>"
       "<line class=\"axis\" x1=\"{0}\" x2=\"{3}\" y1=\"{2}\" y2=\"{2}\"/>\n",
       kLeft, kTop, num(kTop + ph), num(kLeft + pw));
   out += fmt::format(
-      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">price of the build (USD)</text>\n"
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">price of the build ({})</text>\n"
       "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\">time to {} "
       "(log scale)</text>\n",
-      num(kLeft + pw / 2), kH - 8, num(kTop + ph / 2), training ? "train" : "run");
+      num(kLeft + pw / 2), kH - 8, money.currency, num(kTop + ph / 2), training ? "train" : "run");
   // The front as a staircase.
   std::string path;
   for (const auto& p : pts) {
@@ -261,9 +262,9 @@ std::string scatter(std::vector<Point> pts, bool training) {
         "<circle class=\"build{}{}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"#1d2430\" "
         "stroke-width=\"{}\"><title>{}: {}, {} to {}{}</title></circle>\n",
         p.front ? " front" : "", p.rank > 0 ? " ranked" : "", num(X(p.price)), num(Y(p.hours)),
-        p.rank > 0 ? 7 : 5, fill, p.rank > 0 ? 1.5 : 0.5, esc(p.name), format_usd(p.price),
-        format_duration_hours(p.hours), training ? "train" : "run",
-        p.front ? " (Pareto front)" : "");
+        p.rank > 0 ? 7 : 5, fill, p.rank > 0 ? 1.5 : 0.5, esc(p.name),
+        format_money(p.price, money.currency), format_duration_hours(p.hours),
+        training ? "train" : "run", p.front ? " (Pareto front)" : "");
     if (p.rank > 0) {
       // Right of the point, or left of it in the right third of the chart.
       const bool left = X(p.price) > kLeft + pw * 2 / 3;
@@ -276,7 +277,7 @@ std::string scatter(std::vector<Point> pts, bool training) {
   return out + "</svg>\n";
 }
 
-std::string bom_table(const search::RecommendedBuild& b) {
+std::string bom_table(const search::RecommendedBuild& b, const MoneyFormat& money) {
   std::string out =
       "<table class=\"bom\"><tr><th>part</th><th>id</th><th>name</th><th class=\"n\">qty</th>"
       "<th class=\"n\">unit</th><th class=\"n\">total</th></tr>\n";
@@ -285,12 +286,12 @@ std::string bom_table(const search::RecommendedBuild& b) {
     out += fmt::format(
         "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-        esc(l.category), esc(l.id), esc(l.name), l.count, inc ? "incl." : format_usd(l.unit_usd),
-        inc ? "&#8211;" : format_usd(l.total_usd));
+        esc(l.category), esc(l.id), esc(l.name), l.count, inc ? "incl." : money(l.unit_usd),
+        inc ? "&#8211;" : money(l.total_usd));
   }
   out += fmt::format(
       "<tr class=\"total\"><td colspan=\"5\">total</td><td class=\"n\">{}</td></tr></table>\n",
-      format_usd(search::to_usd(b.candidate.price)));
+      money(search::to_usd(b.candidate.price)));
   return out;
 }
 
@@ -312,15 +313,15 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
       fmt::format("<p class=\"meta\">{}, {}; budget {}, ranked by {}; policy {}.</p>\n",
                   esc(std::string(workload::to_string(r.workload.task))),
                   esc(std::string(workload::to_string(r.workload.precision))),
-                  format_usd(search::to_usd(req.constraints.budget)),
+                  req.money(search::to_usd(req.constraints.budget)),
                   esc(std::string(search::to_string(req.constraints.objective))), esc(rs.policy));
 
   // Every build considered: the ranked ones and, where given, every GPU model
   // and count the search completed within the budget.
   std::vector<Point> pts;
   auto add = [&](const search::RecommendedBuild& b, int rank) {
-    pts.push_back({search::to_usd(b.candidate.price), b.compute.time_hours, gpu_short(b.candidate),
-                   gpu_label(b.candidate), rank, false});
+    pts.push_back({req.money.local(search::to_usd(b.candidate.price)), b.compute.time_hours,
+                   gpu_short(b.candidate), gpu_label(b.candidate), rank, false});
   };
   for (const auto& b : r.builds) add(b, b.rank);
   if (considered != nullptr) {
@@ -340,7 +341,7 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
         "front, where no other build is both cheaper and faster. Labelled: the ranked "
         "builds.</p>\n",
         pts.size(), pts.size() == 1 ? "" : "s");
-    body += scatter(pts, training);
+    body += scatter(pts, training, req.money);
   }
 
   if (!r.builds.empty()) {
@@ -356,9 +357,9 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
   for (const auto& b : r.builds) {
     const auto& k = b.compute;
     body += fmt::format("<h3 id=\"build-{}\">#{} {} &#8212; {}, {} to {}</h3>\n", b.rank, b.rank,
-                        esc(gpu_label(b.candidate)), format_usd(search::to_usd(b.candidate.price)),
+                        esc(gpu_label(b.candidate)), req.money(search::to_usd(b.candidate.price)),
                         format_duration_hours(k.time_hours), training ? "train" : "run");
-    body += bom_table(b);
+    body += bom_table(b, req.money);
     body += fmt::format(
         "<p>Power: peak {} W, PSUs {} W ({:.2f}x the peak), {} W at the wall. Speed: {}, MFU "
         "{:.0f} %, {} GPU-hours. Energy: {} kWh, {} of electricity.</p>\n",
@@ -367,7 +368,7 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
         format_rate(k.tokens_per_second,
                     r.workload.arch.kind == catalog::ModelKind::cnn ? "samples" : "tokens"),
         k.mfu * 100, format_number(k.gpu_hours), format_number(b.energy_kwh),
-        format_usd(b.electricity_usd));
+        req.money(b.electricity_usd));
     if (!b.changes.empty()) {
       std::string changes;
       for (const auto& c : b.changes) changes += (changes.empty() ? "" : "; ") + esc(c);
@@ -388,7 +389,7 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
         fmt::format("<h2 class=\"error\">Nothing fits</h2>\n<p>{}.</p>\n", esc(r.no_fit->reason));
     if (r.no_fit->smallest_budget_usd) {
       body += fmt::format("<p>Smallest budget that works: {}.</p>\n",
-                          format_usd(*r.no_fit->smallest_budget_usd));
+                          req.money(*r.no_fit->smallest_budget_usd));
     }
   }
   body += "<h2>Assumptions</h2>\n<ul>\n";

@@ -25,8 +25,6 @@ double rounded(double v, int digits) {
   return r == 0 ? 0.0 : r;  // no "-0"
 }
 
-std::string usd(double v) { return format_usd(v); }
-
 std::string watts(double w) { return fmt::format("{} W", format_usd(w).substr(1)); }
 
 std::string workload_text(const workload::Workload& w) {
@@ -95,6 +93,7 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
   ordered_json j;
   j["rank"] = b.rank;
   j["total_price_usd"] = rounded(search::to_usd(c.price), 2);
+  j["total_price"] = rounded(req.money.local(search::to_usd(c.price)), 0);
   j["gpu"] = {{"id", c.choice.gpu->id}, {"name", c.choice.gpu->name}, {"count", c.choice.gpus}};
   ordered_json parts = ordered_json::array();
   for (const auto& l : b.bom) {
@@ -105,6 +104,8 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
     p["count"] = l.count;
     p["unit_price_usd"] = rounded(l.unit_usd, 2);
     p["total_price_usd"] = rounded(l.total_usd, 2);
+    p["unit_price"] = rounded(req.money.local(l.unit_usd), 0);
+    p["total_price"] = rounded(req.money.local(l.total_usd), 0);
     if (!l.note.empty()) p["note"] = l.note;
     parts.push_back(std::move(p));
   }
@@ -172,7 +173,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   const auto& c = b.candidate;
   std::string out;
   const std::string gpus = fmt::format("{}x {}", c.choice.gpus, terminal_safe(c.choice.gpu->name));
-  const std::string price = usd(search::to_usd(c.price));
+  const std::string price = req.money(search::to_usd(c.price));
   const std::string time = fmt::format("{} to {}", format_duration_hours(b.compute.time_hours),
                                        b.plan->workload.training() ? "train" : "run");
   std::string head = fmt::format("{}  {}   {}   {}", rank, gpus, price, time);
@@ -181,15 +182,15 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   out += "\n";
   // Bill of materials: every column as wide as its content, the name in the
   // rest of the line, wrapped (never cut) where the terminal is too narrow.
-  const std::string total = usd(search::to_usd(c.price));
+  const std::string total = req.money(search::to_usd(c.price));
   std::size_t catw = 5, idw = 2, qtyw = 3, unitw = 5, totalw = total.size();
   for (const auto& l : b.bom) {
     const bool inc = !l.note.empty();
     catw = std::max(catw, l.category.size());
     idw = std::max(idw, terminal_safe(l.id).size());
     qtyw = std::max(qtyw, std::to_string(l.count).size());
-    unitw = std::max(unitw, inc ? 5 : usd(l.unit_usd).size());
-    totalw = std::max(totalw, inc ? 1 : usd(l.total_usd).size());
+    unitw = std::max(unitw, inc ? 5 : req.money(l.unit_usd).size());
+    totalw = std::max(totalw, inc ? 1 : req.money(l.total_usd).size());
   }
   const std::size_t prefix = 4 + catw + 1 + idw + 1 + qtyw + 1 + unitw + 1 + totalw + 2;
   const std::size_t namew = st.width > prefix + 10 ? st.width - prefix : 10;
@@ -205,7 +206,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   for (const auto& l : b.bom) {
     const bool inc = !l.note.empty();
     out += bom_line(l.category, terminal_safe(l.id), std::to_string(l.count),
-                    inc ? "incl." : usd(l.unit_usd), inc ? "-" : usd(l.total_usd),
+                    inc ? "incl." : req.money(l.unit_usd), inc ? "-" : req.money(l.total_usd),
                     terminal_safe(l.name));
   }
   out += bom_line("total", "", "", "", total, "");
@@ -255,7 +256,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   out += detail("energy",
                 fmt::format("{} kWh at the wall (PUE {}): {} of electricity at "
                             "${:.3f}/kWh",
-                            format_number(b.energy_kwh), b.pue, usd(b.electricity_usd),
+                            format_number(b.energy_kwh), b.pue, req.money(b.electricity_usd),
                             req.electricity_usd_per_kwh),
                 st.width);
   if (!b.clean_note.empty()) out += detail("warnings", b.clean_note, st.width);
@@ -349,9 +350,12 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
                             const rules::RuleSet& rs) {
   ordered_json j;
   j["schema_version"] = kRecommendOutputSchemaVersion;
+  // *_usd fields stay US dollars; the unsuffixed amounts are in this currency.
+  j["currency"] = {{"code", req.money.currency}, {"per_usd", req.money.per_usd}};
   const auto& k = req.constraints;
   ordered_json q;
   q["budget_usd"] = rounded(search::to_usd(k.budget), 2);
+  q["budget"] = rounded(req.money.local(search::to_usd(k.budget)), 0);
   q["objective"] = search::to_string(k.objective);
   q["top"] = k.top;
   q["constraints"] = {
@@ -423,7 +427,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
   if (k.kind) limits.push_back(fmt::format("{} platforms", catalog::to_string(*k.kind)));
   if (req.circuit_w > 0) limits.push_back(fmt::format("a {} circuit", watts(req.circuit_w)));
   limits.push_back(fmt::format("policy {}", rs.policy));
-  out += wrap_text(fmt::format("Budget {}, ranked by {}; {}", usd(search::to_usd(k.budget)),
+  out += wrap_text(fmt::format("Budget {}, ranked by {}; {}", req.money(search::to_usd(k.budget)),
                                objective_text(k.objective), fmt::join(limits, ", ")),
                    st.width, 0, 2) +
          "\n";
@@ -442,7 +446,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
     out += fmt::format("\n{}: {}\n", st.error("Nothing fits"),
                        wrap_text(fmt::format("{}.", nf.reason), st.width, 14, 2));
     if (nf.smallest_budget_usd) {
-      out += fmt::format("Smallest budget that works: {}\n", usd(*nf.smallest_budget_usd));
+      out += fmt::format("Smallest budget that works: {}\n", req.money(*nf.smallest_budget_usd));
     }
     if (nf.nearest) {
       out += fmt::format(
@@ -452,13 +456,15 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
       out += build_text(*nf.nearest, req, st, "--");
     }
     if (!nf.alternatives.empty()) {
-      out += fmt::format("\nChanges that fit the budget of {}:\n", usd(search::to_usd(k.budget)));
+      out += fmt::format("\nChanges that fit the budget of {}:\n",
+                         req.money(search::to_usd(k.budget)));
       for (const auto& a : nf.alternatives) {
-        out += fmt::format("  {:<22}{}\n", a.change,
-                           wrap_text(fmt::format("{}x {}, {}, {} to {}: {}", a.gpus, a.gpu_name,
-                                                 usd(a.price_usd), format_duration_hours(a.hours),
-                                                 r.workload.training() ? "train" : "run", a.why),
-                                     st.width, 24, 24));
+        out += fmt::format(
+            "  {:<22}{}\n", a.change,
+            wrap_text(fmt::format("{}x {}, {}, {} to {}: {}", a.gpus, a.gpu_name,
+                                  req.money(a.price_usd), format_duration_hours(a.hours),
+                                  r.workload.training() ? "train" : "run", a.why),
+                      st.width, 24, 24));
       }
     } else {
       out +=

@@ -27,7 +27,49 @@ Circuit read_circuit(const nlohmann::json& v, const std::string& path, const std
   return c;
 }
 
-std::vector<Region> parse_regions(std::string_view text, const std::string& file) {
+ExchangeRate read_fx(const nlohmann::json& v, const std::string& path, const std::string& file,
+                     Diagnostics& out) {
+  static constexpr std::string_view kKinds[] = {"identity", "reference", "derived", "estimate"};
+  ObjectReader r(v, path, file, out);
+  ExchangeRate fx;
+  fx.per_usd = r.number("per_usd", 1e-4, 1e6).value_or(1);
+  if (auto k = r.choice("kind", kKinds)) fx.kind = kKinds[*k];
+  fx.date = r.string("date").value_or("");
+  fx.source = r.string("source").value_or("");
+  r.finish();
+  return fx;
+}
+
+struct RegionsFile {
+  std::vector<Region> regions;
+  std::vector<Unavailable> availability;
+};
+
+std::vector<Unavailable> read_availability(ObjectReader& top, const std::string& file,
+                                           Diagnostics& out) {
+  std::vector<Unavailable> list;
+  const nlohmann::json* arr = top.array("availability", Need::optional);
+  if (arr == nullptr) return list;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    ObjectReader r((*arr)[i], index_path("availability", i), file, out);
+    Unavailable u;
+    u.category = r.string("category").value_or("");
+    u.id = r.string("id").value_or("");
+    if (const nlohmann::json* rs = r.array("not_sold_in")) {
+      for (const auto& x : *rs) {
+        if (x.is_string()) u.regions.push_back(x.get<std::string>());
+      }
+    }
+    u.alternative = r.string("alternative", Need::optional).value_or("");
+    u.reason = r.string("reason").value_or("");
+    u.source = r.string("source").value_or("");
+    r.finish();
+    list.push_back(std::move(u));
+  }
+  return list;
+}
+
+RegionsFile parse_regions(std::string_view text, const std::string& file) {
   auto doc = parse_json(text, file);
   if (!doc) throw std::runtime_error(to_string(Diagnostics{doc.error()}));
   Diagnostics out;
@@ -42,6 +84,11 @@ std::vector<Region> parse_regions(std::string_view text, const std::string& file
       Region g;
       g.id = r.string("id").value_or("");
       g.name = r.string("name").value_or("");
+      g.currency = r.string("currency").value_or("");
+      if (find_currency(g.currency) == nullptr) {
+        r.error("currency", fmt::format("expected {}, got \"{}\"", currency_list(), g.currency));
+      }
+      if (const auto* fx = r.object("fx")) g.fx = read_fx(*fx, r.child_path("fx"), file, out);
       if (const auto* o = r.object("outlet")) {
         g.outlet = read_circuit(*o, r.child_path("outlet"), file, out, false);
       }
@@ -59,16 +106,31 @@ std::vector<Region> parse_regions(std::string_view text, const std::string& file
       regions.push_back(std::move(g));
     }
   }
+  std::vector<Unavailable> availability = read_availability(top, file, out);
   top.finish();
   if (!out.empty()) throw std::runtime_error(to_string(out));
-  return regions;
+  return {std::move(regions), std::move(availability)};
+}
+
+const RegionsFile& regions_file() {
+  static const RegionsFile all = parse_regions(embedded::regions, "<embedded regions>");
+  return all;
 }
 
 }  // namespace
 
-const std::vector<Region>& regions() {
-  static const std::vector<Region> all = parse_regions(embedded::regions, "<embedded regions>");
-  return all;
+const std::vector<Region>& regions() { return regions_file().regions; }
+
+const std::vector<Unavailable>& availability() { return regions_file().availability; }
+
+const Unavailable* unavailable(const Region& r, std::string_view category, std::string_view id) {
+  for (const auto& u : availability()) {
+    if (u.id == id && u.category == category &&
+        std::find(u.regions.begin(), u.regions.end(), r.id) != u.regions.end()) {
+      return &u;
+    }
+  }
+  return nullptr;
 }
 
 const Region* find_region(std::string_view id) {

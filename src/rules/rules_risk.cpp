@@ -1,10 +1,12 @@
 // Risk notes: RISK001 (used cards), RISK002 (no peer-to-peer), RISK003
-// (passive cards without server airflow), RISK004 (12VHPWR connectors).
+// (passive cards without server airflow), RISK004 (12VHPWR connectors),
+// RISK005 (parts not sold in the region).
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "engine_internal.hpp"
+#include "gpuadvisor/rules/region.hpp"
 
 namespace gpuadvisor::rules::detail {
 
@@ -81,6 +83,38 @@ static void risk004(RuleContext& c) {
   });
 }
 
+static void risk005(RuleContext& c) {
+  const Region* region = find_region(c.b.site.region);
+  if (region == nullptr) return c.not_applicable("no region");
+  // The first part of the build not sold in the region (regions.json "availability").
+  struct Named {
+    std::string_view category, path;
+    const catalog::PartBase* part;
+  };
+  std::vector<Named> parts = {{"gpus", "parts.gpu", c.b.gpu.part},
+                              {"platforms", "parts.platform", c.b.platform},
+                              {"cpus", "parts.cpu", c.b.cpu.part},
+                              {"cpu_coolers", "parts.cpu_cooler", c.b.cpu_cooler.part},
+                              {"memory", "parts.memory", c.b.memory.part},
+                              {"psus", "parts.psu", c.b.psu.part}};
+  for (const auto& s : c.b.storage) parts.push_back({"storage", "parts.storage", s.part});
+  for (const auto& x : c.b.cooling) parts.push_back({"cooling", "parts.cooling", x.part});
+  for (const auto& n : parts) {
+    if (n.part == nullptr) continue;
+    const Unavailable* u = unavailable(*region, n.category, n.part->id);
+    if (u == nullptr) continue;
+    return c.fail([&] {
+      return Words{
+          fmt::format("{} is not sold in {}: {}", n.part->name, region->name, u->reason),
+          text_qty("not sold in " + region->id), text_qty("sold in " + region->id),
+          u->alternative.empty()
+              ? fmt::format("choose a part sold in {} (source: {})", region->name, u->source)
+              : fmt::format("use {} there instead (source: {})", u->alternative, u->source),
+          std::string(n.path)};
+    });
+  }
+}
+
 namespace {
 
 using P = Parameters;
@@ -97,6 +131,9 @@ const RuleDecl kRules[] = {
      .params = kRisk003,
      .fn = risk003},
     {.id = "RISK004", .group = "risk", .needs = part::gpu, .fn = risk004},
+    // Decided on whole builds: the search leaves parts not sold in the region
+    // out of its catalog (rules::regional_catalog), so only `check` meets it.
+    {.id = "RISK005", .group = "risk", .needs = part::all, .fn = risk005},
 };
 
 }  // namespace

@@ -33,7 +33,14 @@ using catalog::Category;
 
 template <typename T>
 const T* find_in(const std::vector<T>& v, std::string_view id) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.id == id; });
+  // A renamed part answers to its former ids.
+  auto it = std::find_if(v.begin(), v.end(), [&](const T& x) {
+    if constexpr (requires { x.aliases; }) {
+      return x.id == id || std::find(x.aliases.begin(), x.aliases.end(), id) != x.aliases.end();
+    } else {
+      return x.id == id;
+    }
+  });
   return it == v.end() ? nullptr : &*it;
 }
 
@@ -68,7 +75,11 @@ json with_inline_defaults(const json& v, std::string_view key) {
   if (!out.contains("id")) out["id"] = fmt::format("inline-{}", key);
   if (!out.contains("name")) out["name"] = out["id"];
   if (!out.contains("price")) {
-    out["price"] = {{"usd", 0}, {"date", "1970-01-01"}, {"source", "inline part in a spec"}};
+    out["price"] = {{"usd", 0},
+                    {"currency", "USD"},
+                    {"kind", "estimate"},
+                    {"date", "1970-01-01"},
+                    {"source", "estimate: inline part in a spec"}};
   }
   if (!out.contains("sources")) out["sources"] = json::array({"inline"});
   return out;

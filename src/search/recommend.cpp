@@ -74,8 +74,6 @@ DataChoice data_of(const Request& r, const workload::Workload& w) {
   return d;
 }
 
-std::string usd(double v) { return format_usd(v); }
-
 std::string gpu_label(const Candidate& c) {
   return fmt::format("{}x {}", c.choice.gpus, c.choice.gpu->name);
 }
@@ -248,7 +246,7 @@ class Assembler {
       return fmt::format(
           "chosen over the cheapest build of these GPUs ({}), which has avoidable warnings: {} "
           "more (+{:.1f} %, within the {:.0f} % clean margin)",
-          usd(to_usd(c.cheapest_price)), usd(to_usd(c.price - c.cheapest_price)),
+          req_.money(to_usd(c.cheapest_price)), req_.money(to_usd(c.price - c.cheapest_price)),
           pct(c.price - c.cheapest_price), margin * 100);
     }
     if (ids.empty()) return "";
@@ -258,8 +256,8 @@ class Assembler {
     }
     const Cents more = c.clean_price - c.price;
     return fmt::format("accepts {}: avoiding {} costs {} more ({}, +{:.1f} %){}",
-                       fmt::join(ids, ", "), ids.size() == 1 ? "it" : "them", usd(to_usd(more)),
-                       usd(to_usd(c.clean_price)), pct(more),
+                       fmt::join(ids, ", "), ids.size() == 1 ? "it" : "them",
+                       req_.money(to_usd(more)), req_.money(to_usd(c.clean_price)), pct(more),
                        c.clean_price > req_.constraints.budget
                            ? ", over the budget"
                            : fmt::format(", over the {:.0f} % clean margin", margin * 100));
@@ -300,14 +298,15 @@ std::optional<std::string> long_run_note(const Recommendation& out, const Reques
         "; the cheapest cloud offer, {} ({}, ${:.2f}/GPU-h, {}), needs {} GPU-hours ({}): "
         "{}x would finish in about {} (an estimate: linear data-parallel scaling)",
         c.gpu_name, c.provider, c.usd_per_gpu_hour, c.date, format_usd(c.gpu_hours).substr(1),
-        usd(c.cost_usd), n, format_duration_hours(c.gpu_hours / n));
+        req.money(c.cost_usd), n, format_duration_hours(c.gpu_hours / n));
   }
   const int servers = static_cast<int>(budget / price);
   if (servers >= 2) {
     s += fmt::format(
         "; the budget buys {} servers like #1 ({} of {} used by one), which would take about {} "
         "(an estimate: linear data-parallel scaling over a cluster network, not modelled)",
-        servers, usd(price), usd(budget), format_duration_hours(best.compute.time_hours / servers));
+        servers, req.money(price), req.money(budget),
+        format_duration_hours(best.compute.time_hours / servers));
   }
   return s;
 }
@@ -417,6 +416,17 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
         fmt::format("supply voltage {} V, assumed from the {} W circuit (give --voltage)",
                     out.site.voltage, out.site.circuit_w));
   }
+  if (req.money.currency != "USD") {
+    const rules::Region& g = region_of(req);
+    out.assumptions.push_back(
+        req.money.per_usd == g.fx.per_usd
+            ? fmt::format("amounts in {} at {} per US dollar ({}, {}; --fx to change); prices "
+                          "the catalog has in {} are used as listed",
+                          req.money.currency, g.fx.per_usd, g.fx.kind, g.fx.date,
+                          req.money.currency)
+            : fmt::format("amounts in {} at {} per US dollar (--fx)", req.money.currency,
+                          req.money.per_usd));
+  }
   out.assumptions.push_back(
       req.pue ? fmt::format("PUE {} (--pue)", *req.pue)
               : fmt::format("PUE {} for rack servers (data-center average, Uptime Institute 2023), "
@@ -445,28 +455,29 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
   if (!out.builds.empty()) {
     if (auto note = long_run_note(out, req)) out.notes.push_back(*note);
     if (static_cast<int>(out.builds.size()) < req.constraints.top) {
-      out.notes.push_back(fmt::format("only {} build{} fit{} the budget of {} (asked for {})",
-                                      out.builds.size(), out.builds.size() == 1 ? "" : "s",
-                                      out.builds.size() == 1 ? "s" : "",
-                                      usd(to_usd(req.constraints.budget)), req.constraints.top));
+      out.notes.push_back(
+          fmt::format("only {} build{} fit{} the budget of {} (asked for {})", out.builds.size(),
+                      out.builds.size() == 1 ? "" : "s", out.builds.size() == 1 ? "s" : "",
+                      req.money(to_usd(req.constraints.budget)), req.constraints.top));
     }
     return out;
   }
 
   // Nothing fits: the nearest build, the smallest budget, and what would fit.
   NoFit nf;
-  const std::string budget = usd(to_usd(req.constraints.budget));
+  const std::string budget = req.money(to_usd(req.constraints.budget));
   if (auto cheapest = searcher.cheapest()) {
     nf.nearest = assemble.build(*cheapest, 0, false);
     nf.broken = "budget";
     nf.smallest_budget_usd = to_usd(cheapest->price);
-    nf.broken_message = fmt::format("{} costs {}, {} over the budget of {}", gpu_label(*cheapest),
-                                    usd(to_usd(cheapest->price)),
-                                    usd(to_usd(cheapest->price - req.constraints.budget)), budget);
+    nf.broken_message =
+        fmt::format("{} costs {}, {} over the budget of {}", gpu_label(*cheapest),
+                    req.money(to_usd(cheapest->price)),
+                    req.money(to_usd(cheapest->price - req.constraints.budget)), budget);
     nf.reason = fmt::format(
         "no build fits the budget of {}: the cheapest build that passes "
         "every rule costs {}",
-        budget, usd(to_usd(cheapest->price)));
+        budget, req.money(to_usd(cheapest->price)));
   } else {
     // No build passes the rules at any price.
     bool any_gpu = false, any_fit = false;

@@ -259,8 +259,8 @@ TEST_CASE("recommend rejects bad flags with exit 2 and one line per problem", "[
   auto money = run({"recommend", "--budget", "abc", "--model-size", "7B"});
   CHECK(money.exit_code == 2);
   CHECK(money.err ==
-        "gpuadvisor: error: --budget: must start with a digit; expected an amount in US dollars "
-        "such as 20000, 20k or $20,000\n");
+        "gpuadvisor: error: --budget: \"abc\" is not an amount; expected an amount such as "
+        "20000, 20k or $20,000\n");
 
   auto zero = run({"recommend", "--budget", "0", "--model-size", "7B"});
   CHECK(zero.exit_code == 2);

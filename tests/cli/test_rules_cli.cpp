@@ -13,10 +13,10 @@ TEST_CASE("rules lists every rule with parameters, rationale and source", "[cli]
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
   for (const char* id :
-       {"PWR001",  "PWR002",  "PWR003",  "PWR004",  "PWR005",  "COOL001", "COOL002",
-        "PLAT001", "PLAT002", "PLAT003", "PLAT004", "PLAT005", "CPU001",  "CPU002",
-        "MEM001",  "MEM002",  "MEM003",  "STOR001", "STOR002", "STOR003", "VRAM001",
-        "SW001",   "SW002",   "SW003",   "RISK001", "RISK002", "RISK003", "RISK004"}) {
+       {"PWR001",  "PWR002",  "PWR003",  "PWR004",  "PWR005",  "COOL001", "COOL002", "PLAT001",
+        "PLAT002", "PLAT003", "PLAT004", "PLAT005", "CPU001",  "CPU002",  "MEM001",  "MEM002",
+        "MEM003",  "STOR001", "STOR002", "STOR003", "VRAM001", "SW001",   "SW002",   "SW003",
+        "RISK001", "RISK002", "RISK003", "RISK004", "RISK005"}) {
     INFO(id);
     CHECK_THAT(r.out, Contains(std::string("\n  ") + id + " "));
   }
@@ -36,7 +36,7 @@ TEST_CASE("rules lists every rule with parameters, rationale and source", "[cli]
        at = r.out.find("source: ", at + 1)) {
     ++sources;
   }
-  CHECK(sources == 34);
+  CHECK(sources == 35);
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
     INFO(line);
@@ -52,7 +52,7 @@ TEST_CASE("rules shows the values of the selected policy and rules file", "[cli]
   auto f = run({"rules", "--rules", "tests/data/specs/rules-ram-128.json", "--format", "json"});
   CHECK(f.exit_code == 0);
   const auto j = nlohmann::json::parse(f.out);
-  CHECK(j["rules"].size() == 34);
+  CHECK(j["rules"].size() == 35);
   for (const auto& rule : j["rules"]) {
     if (rule["id"] == "MEM001") CHECK(rule["parameters"][0]["value"] == 128);
     if (rule["id"] == "RISK004") CHECK(rule["enabled"] == false);

@@ -39,7 +39,8 @@ std::string psu_named(const std::string& file, const std::string& name) {
                            nlohmann::json(name).dump() +
                            R"(, "form": "atx", "watts_230v": 2000, "watts_115v": 1600,
      "efficiency": "80plus-platinum", "pcie_8pin": 8, "connectors_12vhpwr": 2,
-     "price": {"usd": 550, "date": "2026-06-01", "source": "test"}, "sources": ["S6a"]}]})");
+     "price": {"usd": 550, "currency": "USD", "kind": "quote", "date": "2026-06-01",
+     "source": "S6a"}, "sources": ["S6a"]}]})");
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ expect "qlora" gpuadvisor estimate --model-size 7B --task q
 expect "--budget" gpuadvisor recommend --bu
 expect "text json junit sarif html" gpuadvisor --format ""
 expect "always" gpuadvisor check x.json --color al
-expect "rtx-4070 rtx-4080 rtx-4090 rtx-4090-used" gpuadvisor estimate --gpu rtx-40
+expect "rtx-4070 rtx-4080 rtx-4090 rtx-4090-used rtx-4090d" gpuadvisor estimate --gpu rtx-40
 expect "tower rack" gpuadvisor recommend --form-factor ""
 expect "conservative guide standard" gpuadvisor rules --policy ""
 expect "bash" gpuadvisor completion ba

@@ -16,6 +16,14 @@ namespace gpuadvisor::catalog {
 
 inline constexpr int kCatalogSchemaVersion = 1;
 
+/// An entry of a --catalog file's "prices": a new price (your own quote, a
+/// refreshed street price) for a part of the catalogs layered before it.
+struct PriceOverride {
+  std::string category;  ///< category key: "gpus", "cpus", ...
+  std::string id;
+  Price price;
+};
+
 struct Catalog {
   int schema_version = kCatalogSchemaVersion;
   std::vector<Source> sources;
@@ -30,6 +38,7 @@ struct Catalog {
   std::vector<CpuCooler> cpu_coolers;
   std::vector<ModelPreset> models;
   std::vector<CloudPrice> cloud;
+  std::vector<PriceOverride> prices;  ///< overlays only; applied by layer()
 
   /// Lookups by id; nullptr when absent. Linear: catalogs are searched
   /// by the search module through its own indexes, not through these.
@@ -101,7 +110,8 @@ inline constexpr auto kCategories = std::apply(
                                                                        bool overlay);
 
 /// Layers `top` over `base`: a part whose id exists in the same category
-/// replaces it in place, new ids are appended in file order.
+/// replaces it in place, new ids are appended in file order; then `top`'s
+/// "prices" replace the prices of the parts they name.
 void layer(Catalog& base, Catalog top);
 
 /// Checks the cross-references of document `c` (GPU architectures, included

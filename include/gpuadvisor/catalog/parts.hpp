@@ -11,17 +11,37 @@ namespace gpuadvisor::catalog {
 
 enum class Condition { new_, used };
 
-/// Every part has a price. Currency is always USD (the loader rejects others:
-/// the program does no currency conversion).
+/// What a price is: a list price (MSRP/SEP), a new street price, a used sold
+/// price, a vendor quote, or an estimate (its source says how it was derived).
+enum class PriceKind { msrp, street, used, quote, estimate };
+
+/// A price published in a region's own currency (a China-market card's CNY
+/// list price). The region whose currency it is shows it as is; the search
+/// compares it in US dollars at the region's exchange rate.
+struct LocalPrice {
+  std::string currency;  ///< ISO code other than USD: "CNY", "EUR", ...
+  double amount = 0;
+  PriceKind kind = PriceKind::estimate;
+  std::string date;
+  std::string source;
+};
+
+/// Every part has a price in US dollars (the search's unit) with its date,
+/// kind and source; `local` adds prices published in other currencies.
 struct Price {
-  double usd = 0;      ///< unit price
+  double usd = 0;  ///< unit price
+  PriceKind kind = PriceKind::estimate;
   std::string date;    ///< YYYY-MM-DD when the price was observed or listed
-  std::string source;  ///< source key or URL; "estimate: reason" where no listing exists
+  std::string source;  ///< source key or URL; "estimate: reason" for estimates
+  std::vector<LocalPrice> local;
 };
 
 /// Fields common to every catalog part.
 struct PartBase {
-  std::string id;    ///< short lowercase hyphenated id, unique within its category
+  std::string id;  ///< short lowercase hyphenated id, unique within its category
+  /// Former ids of a renamed part: specs and flags that name one still find
+  /// it. Unique with the ids of the category.
+  std::vector<std::string> aliases;
   std::string name;  ///< product name as sold
   Price price;
   std::vector<std::string> sources;  ///< source keys (catalog "sources" table) for spec figures
@@ -227,6 +247,8 @@ struct ModelPreset {
   std::vector<std::string> sources;
 };
 
+/// An on-demand cloud price per GPU-hour. Chinese providers publish CNY:
+/// their rows carry `local` prices and a USD figure at the stated rate.
 struct CloudPrice {
   std::string id;
   std::string gpu;  ///< Gpu id
@@ -234,8 +256,10 @@ struct CloudPrice {
   double usd_per_gpu_hour = 0;
   /// The smallest instance: GPUs billed together (AWS p5: 8). Default 1.
   int gpus_per_instance = 1;
+  PriceKind kind = PriceKind::msrp;  ///< msrp = the provider's list price
   std::string date;
   std::string source;
+  std::vector<LocalPrice> local;  ///< per GPU-hour, in the provider's currency
 };
 
 struct Source {

@@ -26,6 +26,9 @@ using ojson = nlohmann::ordered_json;
 [[nodiscard]] ojson category_to_json(const Catalog& c, std::string_view key);
 
 /// Enum names as written in the catalog.
+/// Price kinds in PriceKind order: "msrp", "street", "used", "quote", "estimate".
+inline constexpr std::string_view kPriceKinds[] = {"msrp", "street", "used", "quote", "estimate"};
+[[nodiscard]] std::string_view to_string(PriceKind k);
 [[nodiscard]] std::string_view to_string(Condition c);
 [[nodiscard]] std::string_view to_string(GpuFormFactor f);
 [[nodiscard]] std::string_view to_string(GpuMarket m);

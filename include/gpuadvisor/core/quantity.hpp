@@ -1,6 +1,6 @@
 #pragma once
 /// Parsing and formatting of human quantities: model sizes, token counts,
-/// money, byte sizes, durations.
+/// byte sizes, durations (money: core/money.hpp).
 #include <string>
 #include <string_view>
 #include "gpuadvisor/core/expected.hpp"
@@ -12,9 +12,6 @@ namespace gpuadvisor {
 /// Rejects negatives, NaN/Inf, empty text and trailing garbage.
 /// The error string says what was expected (the caller adds the flag name).
 [[nodiscard]] gpuadvisor::expected<double, std::string> parse_count(std::string_view text);
-
-/// Money in US dollars: "20000", "20k", "1.5M", "$20,000".
-[[nodiscard]] gpuadvisor::expected<double, std::string> parse_money(std::string_view text);
 
 /// Bytes: "24GB" (10^9), "24GiB" (2^30), "512MiB", "2TB", plain bytes.
 [[nodiscard]] gpuadvisor::expected<double, std::string> parse_bytes(std::string_view text);

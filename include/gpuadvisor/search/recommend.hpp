@@ -11,6 +11,7 @@
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/core/expected.hpp"
+#include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/rules/build.hpp"
 #include "gpuadvisor/rules/finding.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
@@ -53,6 +54,9 @@ struct Request {
   /// --region: its outlet for towers and data-center feed for racks when no
   /// --circuit is given, and how a bare --circuit is read.
   std::string region = "us";
+  /// How amounts are shown: the region's currency at its (or --fx's) rate.
+  /// Budgets and prices stay in US dollars inside the search.
+  MoneyFormat money;
   std::optional<double> dataset_gb;  ///< --dataset-gb; default from the tokens
   std::optional<int> checkpoints;    ///< checkpoints kept; default the rules' STOR002 value
   double electricity_usd_per_kwh = kDefaultElectricityUsdPerKwh;

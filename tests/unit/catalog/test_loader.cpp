@@ -89,8 +89,8 @@ TEST_CASE("ids, dates, currencies and unknown fields are checked", "[catalog]") 
   auto p = problems(doc);
   REQUIRE(p.size() == 4);
   CHECK(p[0] ==
-        "c.json: memory[0].price.currency: expected \"USD\" (gpuadvisor does not convert "
-        "currencies), got \"EUR\"");
+        "c.json: memory[0].price.currency: expected \"USD\" (the price the search compares; a "
+        "price in another currency goes under \"local\"), got \"EUR\"");
   CHECK(p[1] ==
         "c.json: storage[0].id: expected a short lowercase id of letters, digits and hyphens "
         "(like \"rtx-4090\"), got \"Samsung 990\"");
@@ -141,8 +141,10 @@ TEST_CASE("dangling references are reported against the merged catalog", "[catal
                                           {"gpu", "rtx-5090"},
                                           {"provider", "p"},
                                           {"usd_per_gpu_hour", 1},
+                                          {"currency", "USD"},
+                                          {"kind", "msrp"},
                                           {"date", "2025-01-01"},
-                                          {"source", "s"}}})}};
+                                          {"source", "S6a"}}})}};
   overlay["gpus"][0]["architecture"] = "blackwell";
   overlay["gpus"][0]["sources"] = {"S99"};
   auto top = parse_catalog(overlay.dump(), "top.json", true);

@@ -1,4 +1,4 @@
-// Every rule with a passing and a failing build (SPEC section 3).
+// Every rule with a passing and a failing build (docs/rules.md).
 #include <catch2/catch.hpp>
 
 #include "gpuadvisor/rules/registry.hpp"

@@ -36,7 +36,8 @@ inline catalog::Catalog random_catalog(search::Rng& r) {
   c.architectures.push_back(a);
 
   auto price = [&](double lo, double hi) {
-    return Price{std::round(r.uniform(lo, hi)), "2025-01-01", "t"};
+    return Price{
+        std::round(r.uniform(lo, hi)), PriceKind::estimate, "2025-01-01", "estimate: t", {}};
   };
   const char* sockets[] = {"S1", "S2"};
   const char* families[] = {"fam-a", "fam-b"};

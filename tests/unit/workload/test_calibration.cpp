@@ -1,4 +1,4 @@
-// Calibration: the figures of ../shared/reference/calibration.md against the
+// Calibration: the published figures of docs/sources.md (calibration cases) against the
 // model, each with the tolerance it is held to. docs/estimation.md has the
 // same table and explains every miss; constants are not tuned to these cases
 // except where docs/estimation.md says a constant was fitted.

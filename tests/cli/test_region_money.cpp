@@ -1,0 +1,158 @@
+// --region as currency and market: budgets read in the region's currency in
+// every written form, amounts printed in it (text and JSON), --fx, parts not
+// sold there left out, and exact messages for rejected forms.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run.hpp"
+
+using gpuadvisor::test::run;
+using nlohmann::json;
+
+namespace {
+
+json recommend(std::vector<std::string> args) {
+  args.insert(args.begin(), "recommend");
+  for (const char* a : {"--model-size", "7B", "--task", "lora", "--format", "json"}) {
+    args.emplace_back(a);
+  }
+  auto r = run(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+std::string budget_error(const std::vector<std::string>& extra) {
+  std::vector<std::string> args{"recommend", "--model-size", "7B"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run(args);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  return r.err;
+}
+
+}  // namespace
+
+TEST_CASE("recommend --region cn reads the budget in yuan in every written form", "[cli][region]") {
+  for (const char* form : {"15\u4e07", "\u00a5150000", "150k CNY", "150000CNY", "150000",
+                           "\u00a5150,000", "15\u4e07\u5143", "RMB 150000"}) {
+    INFO(form);
+    const json j = recommend({"--region", "cn", "--budget", form});
+    CHECK(j["currency"] == json{{"code", "CNY"}, {"per_usd", 7.18}});
+    CHECK(j["query"]["budget"] == 150000.0);
+    CHECK(j["query"]["budget_usd"] == 20891.36);  // 150,000 / 7.18, in cents
+  }
+  // An amount in dollars is converted; --fx replaces the dated rate.
+  const json usd = recommend({"--region", "cn", "--budget", "$20k"});
+  CHECK(usd["query"]["budget_usd"] == 20000.0);
+  CHECK(usd["query"]["budget"] == 143600.0);
+  const json fx = recommend({"--region", "cn", "--budget", "15\u4e07", "--fx", "7.5"});
+  CHECK(fx["currency"]["per_usd"] == 7.5);
+  CHECK(fx["query"]["budget_usd"] == 20000.0);
+}
+
+TEST_CASE("recommend --region cn builds: parts sold in China, CNY prices, a 220 V outlet",
+          "[cli][region]") {
+  const json j = recommend({"--region", "cn", "--budget", "15\u4e07", "--top", "5"});
+  REQUIRE_FALSE(j["builds"].empty());
+  const std::set<std::string> controlled{"rtx-4090",     "rtx-4090-used", "rtx-5090",      "l40s",
+                                         "rtx-6000-ada", "h100-pcie",     "a100-80gb-pcie"};
+  for (const auto& b : j["builds"]) {
+    CHECK_FALSE(controlled.contains(b["gpu"]["id"].get<std::string>()));
+    double sum = 0;
+    for (const auto& p : b["parts"]) {
+      CHECK(p["total_price"].get<double>() ==
+            Approx(p["total_price_usd"].get<double>() * 7.18).margin(0.5));
+      sum += p["total_price"].get<double>();
+    }
+    CHECK(b["total_price"].get<double>() == Approx(sum).margin(5));
+  }
+  // The RTX 4090D's CNY list price is used as listed.
+  bool saw_local = false;
+  for (const auto& b : j["builds"]) {
+    for (const auto& p : b["parts"]) {
+      if (p["id"] == "rtx-4090d" || p["id"] == "rtx-5090d-v2") {
+        saw_local = saw_local || p["unit_price"] == 12999.0 || p["unit_price"] == 16499.0;
+      }
+    }
+  }
+  CHECK(saw_local);
+  auto text = run({"recommend", "--region", "cn", "--budget", "15\u4e07", "--model-size", "7B",
+                   "--task", "lora"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("Budget \u00a5150,000, ranked by"));
+  CHECK_THAT(text.out, Catch::Contains("amounts in CNY at 7.18 per US dollar (derived, "
+                                       "2025-08-12; --fx to change)"));
+  CHECK_THAT(text.out, Catch::Contains("GB 1002 outlet (10 A)"));
+  CHECK_THAT(text.out, !Catch::Contains("$"
+                                        "1,"));
+}
+
+TEST_CASE("China-market SKUs are not offered elsewhere", "[cli][region]") {
+  const json j = recommend({"--budget", "6000", "--top", "10"});
+  for (const auto& b : j["builds"]) {
+    const std::string id = b["gpu"]["id"];
+    CHECK(id.find("4090d") == std::string::npos);
+    CHECK(id.find("5090d") == std::string::npos);
+  }
+  CHECK(j["currency"] == json{{"code", "USD"}, {"per_usd", 1.0}});
+}
+
+TEST_CASE("rejected budgets and rates: one precise message, exit 2", "[cli][region]") {
+  CHECK(budget_error({"--budget", "\u00a5150000"}) ==
+        "gpuadvisor: error: --budget: \"\u00a5\" is both yuan and yen; write CNY or JPY (as in "
+        "150000 CNY or 3000000 JPY)\n");
+  CHECK(budget_error({"--region", "cn", "--budget", "$20k CNY"}) ==
+        "gpuadvisor: error: --budget: two currencies in \"$20k CNY\" (USD and CNY); write one\n");
+  CHECK(budget_error({"--region", "cn", "--budget", "15w"}) ==
+        "gpuadvisor: error: --budget: unknown suffix \"w\" in \"15w\"; expected k, M, \u4e07 or "
+        "\u4ebf, then a currency: USD, EUR, GBP, CNY or JPY\n");
+  CHECK(budget_error({"--region", "eu", "--budget", "20.000"}) ==
+        "gpuadvisor: error: --budget: ambiguous amount \"20.000\": the point is a decimal point, "
+        "so this reads as 20; write thousands with commas (20,000) or without a separator\n");
+  CHECK(budget_error({"--region", "cn", "--budget", "0"}) ==
+        "gpuadvisor: error: --budget: expected an amount from \u00a57 to \u00a57,180,000,000, got "
+        "\"0\"\n");
+  CHECK(budget_error({"--region", "cn", "--budget", "15\u4e07", "--fx", "-1"}) ==
+        "gpuadvisor: error: --fx: expected CNY per US dollar as a positive number, e.g. 7.18, got "
+        "\"-1\"\n");
+  CHECK(budget_error({"--budget", "20000", "--fx", "7"}) ==
+        "gpuadvisor: error: --fx: region us counts in USD; --fx is the rate of another region's "
+        "currency (--region eu, uk, cn or jp)\n");
+}
+
+TEST_CASE("check --region cn names the local alternative of a part not sold there",
+          "[cli][region]") {
+  auto r = run({"check", "examples/4090-workstation.json", "--region", "cn"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains(
+                        "warning[RISK005]: Part sold in the region\n"
+                        "  --> examples/4090-workstation.json:7:5 (parts.gpu)\n"
+                        "  NVIDIA GeForce RTX 4090 24GB (Founders Edition) is not sold in China: "
+                        "RTX 4090 export-controlled\n"));
+  CHECK_THAT(r.out, Catch::Contains("fix: use rtx-4090d there instead"));
+  auto us = run({"check", "examples/4090-workstation.json"});
+  CHECK_THAT(us.out, !Catch::Contains("RISK005"));
+}
+
+TEST_CASE("the price-overlay example layers a quote over the embedded price", "[cli][prices]") {
+  auto r = run({"--catalog", "examples/catalog/price-overlay.json", "catalog", "show", "rtx-4090",
+                "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const json part = json::parse(r.out)["part"];
+  CHECK(part["price"] == json{{"usd", 1850.0},
+                              {"currency", "USD"},
+                              {"kind", "quote"},
+                              {"date", "2026-11-20"},
+                              {"source",
+                               "example: reseller quote of 2026-11-20 (replace with "
+                               "your own)"}});
+  // The list shows what each price is and when.
+  auto list = run({"catalog", "list", "--category", "gpu"});
+  REQUIRE(list.exit_code == 0);
+  CHECK_THAT(list.out, Catch::Contains("$3,059 street   2026-01"));
+  CHECK_THAT(list.out, Catch::Contains("$700 used     2026-06"));
+}
