@@ -38,8 +38,12 @@ TEST_CASE("estimate: LoRA on an RTX 4090 shows the breakdown, the fix and the ti
   CHECK(r.err.empty());
   CHECK_THAT(r.out, Catch::StartsWith("Llama 3 8B: LoRA rank 16, bf16, AdamW, 1 GPU\n"));
   CHECK_THAT(r.out, Catch::Contains("Memory per GPU on rtx-4090 (23.6 GiB usable)"));
-  CHECK_THAT(r.out, Catch::Contains("  weights              15.1 GiB  frozen 16-bit base + fp32 "
+  CHECK_THAT(r.out, Catch::Contains("  weights              15.0 GiB  frozen 16-bit base + fp32 "
                                     "adapters"));
+  // The three measurable peaks, once: device, allocated, reserved.
+  CHECK_THAT(r.out, Catch::Contains("on the device; PyTorch peak "));
+  CHECK_THAT(r.out,
+             Catch::Contains("  - framework: hf (no --framework; Hugging Face Trainer + PEFT)"));
   CHECK_THAT(r.out, Catch::Contains("  activations"));
   CHECK_THAT(r.out, Catch::Contains("  logits and loss"));
   CHECK_THAT(r.out, Catch::Contains("Fit on rtx-4090: fits with changes"));
@@ -122,7 +126,7 @@ TEST_CASE("estimate: bad input exits 2 with the flag and a clear message", "[cli
       {{"--model", "llama-3-8b", "--sharding", "zero4"},
        "--sharding: unknown value \"zero4\"; expected none, zero1, zero2, zero3, fsdp"},
       {{"--model", "llama-3-8b", "--grad-checkpointing", "maybe"},
-       "--grad-checkpointing: unknown value \"maybe\"; expected on or off"},
+       "--grad-checkpointing: unknown value \"maybe\"; expected off, selective or full"},
       {{"--model", "llama-3-8b", "--mfu", "abc"}, "--mfu: expected a number, got \"abc\""},
       {{"--model", "llama-3-8b", "--batch-size", "1.5"},
        "--batch-size: expected a whole number, got 1.5"},
