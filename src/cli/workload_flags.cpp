@@ -143,6 +143,8 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(s, "--lora-targets", f.lora_targets,
       "all-linear, attention, qv or a list of q,k,v,o,gate,up,down", "LIST");
   opt(s, "--lora-dtype", f.lora_dtype, "fp32 or bf16 adapters", "fp32|bf16");
+  opt(s, "--nf4-double-quant", f.nf4_double_quant,
+      "on or off: QLoRA NF4 with double-quantised constants (4.127 or 4.5 bits)", "on|off");
   opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
   opt(g, "--memory-margin", f.memory_margin,
       "Share of usable GPU memory a fit leaves free: 0.05 or 5% (default 5%)", "M");
@@ -260,6 +262,8 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
                                     parse_switch(text(f.optimizer_in_backward)), "on or off");
   in.activation_offload = choice(f.activation_offload, "--activation-offload",
                                  parse_switch(text(f.activation_offload)), "on or off");
+  in.nf4_double_quant = choice(f.nf4_double_quant, "--nf4-double-quant",
+                               parse_switch(text(f.nf4_double_quant)), "on or off");
   in.lora_fp32 = choice(f.lora_dtype, "--lora-dtype", parse_fp32_or(text(f.lora_dtype), "bf16"),
                         "fp32 or bf16");
   if (f.lora_targets) {

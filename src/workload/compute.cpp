@@ -60,7 +60,16 @@ double training_traffic_per_token(const Workload& w) {
   const double stored = detail::layer_activation_bytes(a, d(w.seq_len), 1.0, a.flash_attention) /
                         d(w.seq_len) * d(a.layers) * (w.precision == Precision::fp32 ? 2 : 1);
   const double recomputed = w.grad_checkpointing ? 1.0 : (w.selective_checkpointing ? 0.5 : 0.0);
-  return k::kTrafficFactor * stored * (1.0 + recomputed / 3.0);
+  double dequant = 0;
+  if (w.task == Task::qlora) {
+    // Every quantised matrix is dequantised once per pass: forward, recompute
+    // and backward, for the whole micro-batch.
+    const double passes = 2 + recomputed;
+    const double per_pass =
+        w.counts.linear * (detail::nf4_bits(w.nf4_double_quant) / 8 + k::kDequantWriteBytes);
+    dequant = passes * per_pass / (d(w.batch_size) * std::max(1.0, d(w.seq_len)));
+  }
+  return k::kTrafficFactor * stored * (1.0 + recomputed / 3.0) + dequant;
 }
 
 }  // namespace

@@ -51,7 +51,12 @@ Settings settings_of(const Workload& w) {
   s.optimizer_in_backward = w.optimizer_in_backward;
   s.activation_offload = w.activation_offload;
   s.lora_fp32 = w.lora_fp32;
+  s.nf4_double_quant = w.nf4_double_quant;
   return s;
+}
+
+double nf4_bits(bool double_quant) {
+  return double_quant ? k::kNf4BitsPerParam : k::kNf4BitsNoDoubleQuant;
 }
 
 double params_from_shape(const Architecture& a) {
@@ -190,7 +195,7 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       const double ab = s.lora_fp32 ? k::kLoraAdapterBytes : k::kQloraAdapterBytes;
       double base = 0;
       if (q) {
-        base = c.linear * k::kNf4BitsPerParam / 8 + (c.embedding + c.norms) * k::kWeight16;
+        base = c.linear * nf4_bits(s.nf4_double_quant) / 8 + (c.embedding + c.norms) * k::kWeight16;
         temporaries += c.largest_matrix * k::kWeight16;  // one dequantised matrix at a time
       } else {
         base = c.total * (fp32 ? k::kWeight32 : k::kWeight16);

@@ -22,7 +22,11 @@ struct Settings {
   bool optimizer_in_backward = false;
   bool activation_offload = false;
   bool lora_fp32 = true;
+  bool nf4_double_quant = true;
 };
+
+/// Bits per quantised weight of a QLoRA base.
+[[nodiscard]] double nf4_bits(bool double_quant);
 
 [[nodiscard]] Settings settings_of(const Workload& w);
 

@@ -487,6 +487,17 @@ class Resolver {
       w_.lora_targets = in_.lora_targets.value_or(
           w_.task == Task::qlora && !in_.framework ? kLoraAllLinear : p.lora_targets);
       w_.lora_fp32 = in_.lora_fp32.value_or(p.lora_fp32);
+      if (w_.task == Task::qlora) {
+        w_.nf4_double_quant = in_.nf4_double_quant.value_or(p.nf4_double_quant);
+        if (!in_.nf4_double_quant) {
+          assume(fmt::format("NF4 {} double quantisation, {:g} bits per weight ({}; no {})",
+                             w_.nf4_double_quant ? "with" : "without",
+                             detail::nf4_bits(w_.nf4_double_quant), from,
+                             flag("nf4_double_quant")));
+        }
+      } else if (in_.nf4_double_quant) {
+        error("nf4_double_quant", "NF4 settings need task qlora");
+      }
       update_counts(w_);
       if (!in_.lora_targets || !in_.lora_fp32) {
         assume(fmt::format("LoRA on {} in {} ({}; no {})", lora_targets_text(w_.lora_targets),
@@ -621,8 +632,8 @@ class Resolver {
                          w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
     } else if (w_.task == Task::qlora) {
       assume(
-          "QLoRA: NF4 base with double quantisation (4.127 bits/param) for the block "
-          "matrices, 16-bit embeddings, output layer and norms");
+          "QLoRA: NF4 block matrices, 16-bit embeddings, output layer and norms; each matrix "
+          "dequantised to 16-bit before every matmul (forward, recompute, backward)");
     }
     if (!cnn && w_.training() && !w_.grads_persist) {
       assume(

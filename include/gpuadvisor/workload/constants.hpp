@@ -34,6 +34,13 @@ inline constexpr double kAdafactorPerStateElement = 4;
 /// NF4 with double quantisation: 4 bits + 8-bit block constants per 64
 /// (0.125) + fp32 second-level constants per 256 blocks (0.002) = 4.127 bits.
 inline constexpr double kNf4BitsPerParam = 4.127;
+/// Without double quantisation the absmax constants stay fp32: 4 + 32/64 = 4.5
+/// bits (bitsandbytes block size 64; LitGPT's bnb.nf4).
+inline constexpr double kNf4BitsNoDoubleQuant = 4.5;
+/// Dequantisation traffic per quantised weight and pass (forward, recompute,
+/// backward): bitsandbytes' MatMul4Bit writes a 16-bit copy (2 B) from the NF4
+/// read before every matmul, which then reads the copy as a 16-bit base would.
+inline constexpr double kDequantWriteBytes = 2;
 /// QLoRA's reference code keeps the adapters (and their gradients) in bf16 and
 /// their AdamW states in fp32 (paged); PEFT's LoRA keeps adapters in fp32.
 inline constexpr double kQloraAdapterBytes = 2;

@@ -56,7 +56,8 @@ struct Profile {
   bool selective;              ///< ... every other layer rather than every layer
   bool activation_offload;
   std::uint8_t lora_targets;
-  bool lora_fp32;  ///< adapters (and their gradients) in fp32
+  bool lora_fp32;         ///< adapters (and their gradients) in fp32
+  bool nf4_double_quant;  ///< QLoRA: NF4 block constants themselves quantised
   std::string_view source;
 };
 

@@ -110,6 +110,7 @@ struct WorkloadInput {
   std::optional<bool> activation_offload;     ///< saved activations moved to host memory
   std::optional<std::uint8_t> lora_targets;   ///< LoraTarget bits
   std::optional<bool> lora_fp32;              ///< adapters in fp32 (else 16-bit)
+  std::optional<bool> nf4_double_quant;       ///< QLoRA NF4 with double quantisation
   std::optional<Sharding> sharding;           ///< default none
   std::optional<std::string> gpu;             ///< catalog GPU id (for estimate/check)
   std::optional<double> mfu;                  ///< utilisation override, 0 < mfu <= 1
@@ -197,6 +198,7 @@ struct Workload {
   bool activation_offload = false;
   std::uint8_t lora_targets = kLoraAllLinear;
   bool lora_fp32 = true;
+  bool nf4_double_quant = true;
   double tokens = 0;               ///< training tokens; inference: tokens generated
   std::optional<std::string> gpu;  ///< GPU id given, if any (validated)
   std::optional<double> mfu;       ///< utilisation override

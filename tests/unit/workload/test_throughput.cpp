@@ -104,3 +104,42 @@ TEST_CASE("recompute runs at the same utilisation: full adds a forward, selectiv
   in.selective_checkpointing = true;
   CHECK(compute(make(in), gpu("a100-80gb-sxm"), 1).dense_flops == Approx(base * 7 / 6));
 }
+
+TEST_CASE("QLoRA: dequantising every matrix before each matmul costs bandwidth",
+          "[workload][throughput]") {
+  WorkloadInput in;
+  in.model = "llama-2-7b";
+  in.task = Task::qlora;
+  in.batch_size = 2;
+  in.seq_len = 512;
+  in.lora_targets = kLoraAllLinear;
+  auto q = make(in);
+  in.task = Task::lora;
+  auto l = make(in);
+  l.grad_checkpointing = q.grad_checkpointing;  // both checkpoint (the QLoRA recipe)
+  const auto& g = gpu("rtx-4090");
+  const double tq = 1 / compute(q, g, 1).tokens_per_second;
+  const double tl = 1 / compute(l, g, 1).tokens_per_second;
+  // Forward, recompute and backward each read the NF4 weights and write a
+  // 16-bit copy: 3 · linear · (4.127/8 + 2) bytes per micro-batch of 1,024 tokens.
+  const double bytes = 3 * q.counts.linear * (4.127 / 8 + 2) / 1024;
+  CHECK(tq - tl == Approx(bytes / (g.memory_bandwidth_gbs * 1e9)).epsilon(1e-9));
+}
+
+TEST_CASE("NF4 with and without double quantisation", "[workload]") {
+  WorkloadInput in;
+  in.model = "llama-2-7b";
+  in.task = Task::qlora;
+  in.lora_fp32 = false;
+  const auto dq = make(in);
+  in.nf4_double_quant = false;
+  const auto plain = make(in);
+  const double diff = memory_per_gpu(plain, gpu("rtx-4090"), 1).weights -
+                      memory_per_gpu(dq, gpu("rtx-4090"), 1).weights;
+  // 4.5 bits (fp32 absmax per 64 weights) against 4.127.
+  CHECK(diff == Approx(dq.counts.linear * (4.5 - 4.127) / 8).epsilon(1e-12));
+  // LitGPT's bnb.nf4 is the variant without it.
+  in.nf4_double_quant.reset();
+  in.framework = Framework::litgpt;
+  CHECK_FALSE(make(in).nf4_double_quant);
+}
