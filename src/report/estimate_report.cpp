@@ -226,9 +226,9 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
   }
   // The three peaks a user can compare: the device (nvidia-smi, what must fit)
   // and PyTorch's max_memory_allocated / max_memory_reserved.
-  out += fmt::format("  {:<18}{:>11}  on the device; PyTorch peak {} allocated, {} reserved\n",
-                     "total", format_bytes(m.device), format_bytes(m.peak_allocated),
-                     format_bytes(m.peak_reserved));
+  out += fmt::format("  {:<18}{:>11}  on the device\n", "total", format_bytes(m.device));
+  out += fmt::format("  {:<18}{:>11}  allocated, {} reserved (PyTorch peaks)\n", "",
+                     format_bytes(m.peak_allocated), format_bytes(m.peak_reserved));
   return out;
 }
 

@@ -41,7 +41,8 @@ TEST_CASE("estimate: LoRA on an RTX 4090 shows the breakdown, the fix and the ti
   CHECK_THAT(r.out, Catch::Contains("  weights              15.0 GiB  frozen 16-bit base + fp32 "
                                     "adapters"));
   // The three measurable peaks, once: device, allocated, reserved.
-  CHECK_THAT(r.out, Catch::Contains("on the device; PyTorch peak "));
+  CHECK_THAT(r.out, Catch::Contains("  on the device\n"));
+  CHECK_THAT(r.out, Catch::Contains(" reserved (PyTorch peaks)\n"));
   CHECK_THAT(r.out,
              Catch::Contains("  - framework: hf (no --framework; Hugging Face Trainer + PEFT)"));
   CHECK_THAT(r.out, Catch::Contains("  activations"));

@@ -40,12 +40,12 @@ TEST_CASE("calibration 5: QLoRA fine-tunes a 65B model on one 48 GB GPU",
   CAPTURE(m.total / 1e9, m.weights / 1e9);
   CHECK(m.total <= available_bytes(g48));
   CHECK(m.total >= 40e9);  // not trivially small: the paper needed most of the card
-  // The paper ran it at the edge of the card (paged optimizers absorb the
-  // spikes): it fits with no margin, and the default 5 % margin calls it tight.
+  // With bf16 adapters and torch AdamW's bf16 states it fits with the default
+  // 5 % margin; the paper's paged optimizer would keep its states off the GPU.
+  CHECK(fit(w, g48, 1).verdict == Verdict::fits);
   auto edge = in;
   edge.memory_margin = 0.0;
   CHECK(fit(make(edge), g48, 1).verdict == Verdict::fits);
-  CHECK(fit(w, g48, 1).verdict != Verdict::fits);
 
   // "Full 16-bit fine-tuning would need more than 780 GB."
   auto full = preset("llama-65b", Task::finetune);
