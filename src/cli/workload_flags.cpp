@@ -116,14 +116,42 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(g, "--epochs", f.epochs, "Epochs over --dataset-tokens, instead of --tokens", "E");
   opt(g, "--dataset-tokens", f.dataset_tokens, "Tokens in one epoch of the dataset", "T");
   set_choices(opt(g, "--grad-checkpointing", f.grad_checkpointing,
-                  "on or off: recompute activations in backward (default off; QLoRA on)", "on|off"),
-              std::vector<std::string>{"on", "off"});
+                  "off, selective (every other layer) or full (= on): recompute activations in "
+                  "backward (default: the framework's; QLoRA full)",
+                  "MODE"),
+              names(workload::kCheckpointingNames));
   set_choices(opt(g, "--sharding", f.sharding, "none, zero1, zero2, zero3 (fsdp = zero3)", "Z"),
               names(workload::kShardingNames));
   opt(g, "--lora-rank", f.lora_rank, "LoRA/QLoRA adapter rank (default 16)", "R");
+  auto* s = cmd->add_option_group("Framework", "Training stack and the defaults it sets");
+  set_choices(opt(s, "--framework", f.framework,
+                  "hf, torchtune, litgpt, unsloth, axolotl, torchtitan, megatron, deepspeed or "
+                  "nemo (default megatron for pretrain, hf otherwise)",
+                  "NAME"),
+              names(workload::kFrameworkNames));
+  set_choices(opt(s, "--loss", f.loss, "standard, chunked or fused cross-entropy", "LOSS"),
+              names(workload::kLossNames));
+  set_choices(opt(s, "--master-weights", f.master_weights,
+                  "fp32 or none (pure 16-bit full training)", "fp32|none"),
+              std::vector<std::string>{"fp32", "none"});
+  set_choices(opt(s, "--optimizer-in-backward", f.optimizer_in_backward,
+                  "on or off: step each parameter in backward, no gradient buffer", "on|off"),
+              std::vector<std::string>{"on", "off"});
+  set_choices(opt(s, "--activation-offload", f.activation_offload,
+                  "on or off: move saved activations to host memory", "on|off"),
+              std::vector<std::string>{"on", "off"});
+  opt(s, "--lora-targets", f.lora_targets,
+      "all-linear, attention, qv or a list of q,k,v,o,gate,up,down", "LIST");
+  opt(s, "--lora-dtype", f.lora_dtype, "fp32 or bf16 adapters", "fp32|bf16");
+  opt(s, "--nf4-double-quant", f.nf4_double_quant,
+      "on or off: QLoRA NF4 with double-quantised constants (4.127 or 4.5 bits)", "on|off");
   opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
   opt(g, "--memory-margin", f.memory_margin,
       "Share of usable GPU memory a fit leaves free: 0.05 or 5% (default 5%)", "M");
+  opt(g, "--goodput", f.goodput,
+      "Share of wall time that trains (checkpoints, evals, restarts excluded): 0.9 or 90% "
+      "(default 90%)",
+      "G");
   if (with_gpu) {
     set_choices(opt(g, "--gpu", f.gpu,
                     "GPU id (default: a table over every catalog GPU); exit 1 if the job "
@@ -204,15 +232,47 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
   in.dataset_tokens = counted(f.dataset_tokens, "--dataset-tokens", diags);
   in.mfu = number(f.mfu, "--mfu", diags);
   in.memory_margin = number(f.memory_margin, "--memory-margin", diags);
+  in.goodput = number(f.goodput, "--goodput", diags);
   if (f.grad_checkpointing) {
-    const auto& v = *f.grad_checkpointing;
-    if (v == "on" || v == "true" || v == "yes")
-      in.grad_checkpointing = true;
-    else if (v == "off" || v == "false" || v == "no")
-      in.grad_checkpointing = false;
-    else {
+    if (auto c = parse_checkpointing(*f.grad_checkpointing)) {
+      in.grad_checkpointing = c->full;
+      in.selective_checkpointing = c->selective;
+    } else {
+      diags.push_back({"--grad-checkpointing", "",
+                       fmt::format("unknown value \"{}\"; expected off, selective or full",
+                                   *f.grad_checkpointing)});
+    }
+  }
+  auto choice = [&](const std::optional<std::string>& v, std::string_view flag,
+                    std::optional<bool> parsed, std::string_view expected) -> std::optional<bool> {
+    if (!v) return std::nullopt;
+    if (!parsed) {
       diags.push_back(
-          {"--grad-checkpointing", "", fmt::format("unknown value \"{}\"; expected on or off", v)});
+          {std::string(flag), "", fmt::format("unknown value \"{}\"; expected {}", *v, expected)});
+    }
+    return parsed;
+  };
+  const auto text = [](const std::optional<std::string>& v) { return v ? *v : std::string(); };
+  in.framework =
+      named<Framework>(f.framework, "--framework", kFrameworkNames, parse_framework, diags);
+  in.loss = named<Loss>(f.loss, "--loss", kLossNames, parse_loss, diags);
+  in.master_weights = choice(f.master_weights, "--master-weights",
+                             parse_fp32_or(text(f.master_weights), "none"), "fp32 or none");
+  in.optimizer_in_backward = choice(f.optimizer_in_backward, "--optimizer-in-backward",
+                                    parse_switch(text(f.optimizer_in_backward)), "on or off");
+  in.activation_offload = choice(f.activation_offload, "--activation-offload",
+                                 parse_switch(text(f.activation_offload)), "on or off");
+  in.nf4_double_quant = choice(f.nf4_double_quant, "--nf4-double-quant",
+                               parse_switch(text(f.nf4_double_quant)), "on or off");
+  in.lora_fp32 = choice(f.lora_dtype, "--lora-dtype", parse_fp32_or(text(f.lora_dtype), "bf16"),
+                        "fp32 or bf16");
+  if (f.lora_targets) {
+    in.lora_targets = parse_lora_targets(*f.lora_targets);
+    if (!in.lora_targets) {
+      diags.push_back({"--lora-targets", "",
+                       fmt::format("unknown value \"{}\"; expected all-linear, attention, qv or a "
+                                   "list of q,k,v,o,gate,up,down",
+                                   *f.lora_targets)});
     }
   }
   if (f.gpu) in.gpu = *f.gpu;

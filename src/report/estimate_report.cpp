@@ -61,6 +61,10 @@ std::string optimizer_name(Optimizer o) {
   switch (o) {
     case Optimizer::adamw_8bit:
       return "8-bit AdamW";
+    case Optimizer::paged_adamw_8bit:
+      return "paged 8-bit AdamW";
+    case Optimizer::paged_adamw:
+      return "paged AdamW";
     case Optimizer::sgd:
       return "SGD with momentum";
     case Optimizer::adafactor:
@@ -156,7 +160,12 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
     std::string what;
     switch (w.optimizer) {
       case Optimizer::adamw:
-        what = "AdamW m + v, fp32: 8 B";
+        what = m.optimizer < 7 * w.counts.trainable ? "AdamW m + v, 16-bit: 4 B"
+                                                    : "AdamW m + v, fp32: 8 B";
+        break;
+      case Optimizer::paged_adamw_8bit:
+      case Optimizer::paged_adamw:
+        what = "paged";
         break;
       case Optimizer::adamw_8bit:
         what = "8-bit AdamW: 2 B";
@@ -176,13 +185,19 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
       return fmt::format("{} samples x {}", w.batch_size,
                          format_bytes(w.arch.activation_bytes_per_sample));
     if (w.task == Task::inference) return "one layer's working set during prefill";
-    return fmt::format("{}, {}{}", w.grad_checkpointing ? "checkpointed" : "no checkpointing",
+    return fmt::format("{}{}, {}{}",
+                       w.grad_checkpointing        ? "checkpointed"
+                       : w.selective_checkpointing ? "every other layer checkpointed"
+                                                   : "no checkpointing",
+                       w.activation_offload ? ", offloaded to host" : "",
                        w.arch.flash_attention ? "flash attention" : "scores stored",
                        fp32 ? ", fp32" : "");
   }
   if (term == "logits and loss") {
     if (m.logits <= 0) return "";
-    return w.task == Task::inference ? "last position, fp32" : "fp32 logits + gradient, 8·s·b·V";
+    return w.task == Task::inference
+               ? "last position, fp32"
+               : fmt::format("{} loss, {:g}·s·b·V", to_string(w.loss), w.loss_bytes);
   }
   if (term == "KV cache") {
     if (m.kv_cache <= 0) return "";
@@ -209,7 +224,11 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
   }
-  out += fmt::format("  {:<18}{:>11}\n", "total", format_bytes(m.total));
+  // The three peaks a user can compare: the device (nvidia-smi, what must fit)
+  // and PyTorch's max_memory_allocated / max_memory_reserved.
+  out += fmt::format("  {:<18}{:>11}  on the device\n", "total", format_bytes(m.device));
+  out += fmt::format("  {:<18}{:>11}  allocated, {} reserved (PyTorch peaks)\n", "",
+                     format_bytes(m.peak_allocated), format_bytes(m.peak_reserved));
   return out;
 }
 
@@ -242,6 +261,9 @@ ojson memory_json(const MemoryBreakdown& m) {
           {"logits", whole(m.logits)},
           {"kv_cache", whole(m.kv_cache)},
           {"overhead", whole(m.overhead)},
+          {"peak_allocated_bytes", whole(m.peak_allocated)},
+          {"peak_reserved_bytes", whole(m.peak_reserved)},
+          {"device_bytes", whole(m.device)},
           {"total", whole(m.total)}};
 }
 
@@ -253,6 +275,7 @@ ojson compute_json(const ComputeEstimate& c) {
           {"peak_tflops", sig(c.peak_tflops)},
           {"mfu", sig(c.mfu, 3)},
           {"mfu_basis", c.mfu_basis},
+          {"goodput", c.goodput},
           {"tokens_per_second", sig(c.tokens_per_second)},
           {"samples_per_second", sig(c.samples_per_second)},
           {"achieved_tflops_per_gpu", sig(c.achieved_tflops_per_gpu)},
@@ -307,9 +330,10 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
   out += wrap(fmt::format("  {:<12}", "model"), arch_line(w), wrap_at, 14) + "\n";
   if (w.training()) {
     const double share = w.counts.total > 0 ? w.counts.trainable / w.counts.total : 0;
-    out += fmt::format(
-        "  {:<12}{} parameters{}\n", "trained", format_count(w.counts.trainable),
-        w.adapters() ? fmt::format(" ({:.2f}%): adapters on q, k, v, o and FFN", share * 100) : "");
+    out += fmt::format("  {:<12}{} parameters{}\n", "trained", format_count(w.counts.trainable),
+                       w.adapters() ? fmt::format(" ({:.2f}%): adapters on {}", share * 100,
+                                                  lora_targets_text(w.lora_targets))
+                                    : "");
   }
   if (cnn) {
     out += fmt::format("  {:<12}micro-batch {} per GPU\n", "batch", w.batch_size);
@@ -439,7 +463,18 @@ ojson estimate_json(const Estimate& e) {
       {"seq_len", w.seq_len},
       {"lora_rank", w.lora_rank},
       {"gpus", w.gpus},
-      {"grad_checkpointing", w.grad_checkpointing},
+      {"grad_checkpointing", w.grad_checkpointing || w.selective_checkpointing},
+      {"checkpointing", w.grad_checkpointing        ? "full"
+                        : w.selective_checkpointing ? "selective"
+                                                    : "off"},
+      {"framework", std::string(to_string(w.framework))},
+      {"loss", std::string(to_string(w.loss))},
+      {"loss_bytes_per_logit", w.loss_bytes},
+      {"master_weights", w.master_weights},
+      {"optimizer_in_backward", w.optimizer_in_backward},
+      {"activation_offload", w.activation_offload},
+      {"lora_targets", w.adapters() ? ojson(lora_targets_text(w.lora_targets)) : ojson(nullptr)},
+      {"goodput", w.goodput},
       {"tokens", w.tokens},
       {"architecture", arch},
       {"parameters",

@@ -30,15 +30,6 @@ double peak_tflops(const catalog::Gpu& g, Precision p, std::vector<std::string>*
   }
 }
 
-bool nvlink_domain(const catalog::Gpu& g) {
-  return (g.interconnect.type == "nvlink" || g.interconnect.type == "infinity-fabric") &&
-         g.interconnect.peer_to_peer;
-}
-
-}  // namespace
-
-namespace {
-
 /// Training FLOPs per token: dense (6N, 4N + adapters for LoRA/QLoRA, +2N with
 /// recompute) and attention (12·L·h·s, +4·L·h·s with recompute).
 std::pair<double, double> training_flops_per_token(const Workload& w) {
@@ -53,10 +44,11 @@ std::pair<double, double> training_flops_per_token(const Workload& w) {
   }
   const double attn_fwd = k::kAttnForward * d(a.layers) * d(a.hidden) * d(w.seq_len);
   double attention = 3 * attn_fwd;
-  if (w.grad_checkpointing) {
-    dense += k::kFlopsForward * N;
-    attention += attn_fwd;
-  }
+  // Recompute runs one more forward of the checkpointed layers (all, or every
+  // other one for selective) at the same utilisation as the rest.
+  const double recomputed = w.grad_checkpointing ? 1.0 : (w.selective_checkpointing ? 0.5 : 0.0);
+  dense += recomputed * k::kFlopsForward * N;
+  attention += recomputed * attn_fwd;
   return {dense, attention};
 }
 
@@ -67,66 +59,52 @@ double training_traffic_per_token(const Workload& w) {
   const auto& a = w.arch;
   const double stored = detail::layer_activation_bytes(a, d(w.seq_len), 1.0, a.flash_attention) /
                         d(w.seq_len) * d(a.layers) * (w.precision == Precision::fp32 ? 2 : 1);
-  return k::kTrafficFactor * stored * (w.grad_checkpointing ? 4.0 / 3.0 : 1.0);
-}
-
-/// The matmul-side utilisation by GPU class, bandwidth ratio, precision and
-/// data-parallel scaling; `text` receives its explanation.
-double class_mfu(const Workload& w, const catalog::Gpu& g, int gpus, std::string* text) {
-  const bool nvlink = nvlink_domain(g);
-  const double base = nvlink ? k::kMfuNvlink : k::kMfuPcie;
-  const double ratio =
-      g.memory_bandwidth_gbs > 0 ? g.tensor_tflops_16bit / (g.memory_bandwidth_gbs / 1000) : 0;
-  const double bw = ratio > k::kMfuReferenceRatio ? std::sqrt(k::kMfuReferenceRatio / ratio) : 1.0;
-  const double fp8 =
-      w.precision == Precision::fp8 && g.tensor_tflops_fp8 > 0 ? k::kMfuFp8Factor : 1.0;
-
-  // Data-parallel synchronisation over PCIe costs a share per doubling;
-  // adapters synchronise almost nothing, ZeRO-3 moves 1.5x the bytes of DDP.
-  double scale = 1;
-  std::string scale_text;
-  if (gpus > 1 && !nvlink && !w.adapters() && w.training()) {
-    const double per = g.interconnect.peer_to_peer ? k::kScalePcieP2p : k::kScalePcieNoP2p;
-    const double exponent = std::log2(d(gpus)) * (w.sharding == Sharding::zero3 ? 1.5 : 1.0);
-    scale = std::pow(per, exponent);
-    scale_text = fmt::format(", x{:.2f} for {} GPUs over PCIe {} peer-to-peer", scale, gpus,
-                             g.interconnect.peer_to_peer ? "with" : "without");
+  const double recomputed = w.grad_checkpointing ? 1.0 : (w.selective_checkpointing ? 0.5 : 0.0);
+  double dequant = 0;
+  if (w.task == Task::qlora) {
+    // Every quantised matrix is dequantised once per pass: forward, recompute
+    // and backward, for the whole micro-batch.
+    const double passes = 2 + recomputed;
+    const double per_pass =
+        w.counts.linear * (detail::nf4_bits(w.nf4_double_quant) / 8 + k::kDequantWriteBytes);
+    dequant = passes * per_pass / (d(w.batch_size) * std::max(1.0, d(w.seq_len)));
   }
-  if (text != nullptr) {
-    *text = fmt::format(
-        "{:.0f}% base ({}){}{}{}", base * 100,
-        nvlink ? "NVLink/Infinity Fabric class" : "PCIe card",
-        bw < 1 ? fmt::format(", x{:.2f} compute/bandwidth ({:.0f} TFLOPS per TB/s)", bw, ratio)
-               : "",
-        fp8 < 1 ? fmt::format(", x{:.1f} FP8", fp8) : "", scale_text);
-  }
-  return base * bw * fp8 * scale;
+  return k::kTrafficFactor * stored * (1.0 + recomputed / 3.0) + dequant;
 }
 
 }  // namespace
 
 double model_mfu(const Workload& w, const catalog::Gpu& g, int gpus, std::string* basis) {
-  std::string text;
-  const double matmul = class_mfu(w, g, gpus, &text);
+  const auto eff = detail::matmul_efficiency(g);
+  const bool fp8 = w.precision == Precision::fp8 && g.tensor_tflops_fp8 > 0;
+  const double matmul = eff.fraction * (fp8 ? k::kMfuFp8Factor : 1.0);
+  const std::string eff_text = fmt::format("matmuls at {:.0f}% of peak ({}{})", matmul * 100,
+                                           eff.basis, fp8 ? ", x0.9 FP8" : "");
   if (w.task == Task::inference || w.arch.kind == catalog::ModelKind::cnn) {
-    if (basis != nullptr) *basis = text;
+    if (basis != nullptr) *basis = eff_text;
     return matmul;
   }
-  // Step time = matmul time at the class utilisation + memory-bound time.
+  // Time per token = matmuls + memory-bound kernels, then the collectives,
+  // partly overlapped. FP8 runs the linear layers in FP8 and attention in 16-bit.
   const auto [dense, attention] = training_flops_per_token(w);
-  const double flops = dense + attention;
   const double peak = peak_tflops(g, w.precision, nullptr) * 1e12;
-  const double t_matmul = flops / (peak * matmul);
+  const double attn_peak = fp8 ? g.tensor_tflops_16bit * 1e12 : peak;
+  const double t_matmul = dense / (peak * matmul) + attention / (attn_peak * eff.fraction);
   const double traffic = training_traffic_per_token(w);
   const double t_memory =
       g.memory_bandwidth_gbs > 0 ? traffic / (g.memory_bandwidth_gbs * 1e9) : 0.0;
-  const double mfu = flops / (peak * (t_matmul + t_memory));
+  const double t_compute = t_matmul + t_memory;
+  const auto comm = detail::comm_per_token(w, g, gpus);
+  const double t = detail::overlapped(t_compute, comm.seconds);
+  const double mfu = (dense + attention) / (peak * t);
   if (basis != nullptr) {
     *basis = fmt::format(
-        "{:.0f}% on matmuls: {}; memory-bound kernels take {:.0f}% of the time "
-        "({:.1f} MB per token at {:.0f} GB/s)",
-        matmul * 100, text, 100 * t_memory / (t_matmul + t_memory), traffic / 1e6,
-        g.memory_bandwidth_gbs);
+        "{}; memory-bound kernels {:.0f}% of compute time ({:.1f} MB per token at {:.0f} GB/s)",
+        eff_text, 100 * t_memory / t_compute, traffic / 1e6, g.memory_bandwidth_gbs);
+    if (comm.seconds > 0) {
+      *basis += fmt::format("; {}: {:.0f}% added to the step", comm.text,
+                            100 * (t - t_compute) / t_compute);
+    }
   }
   return mfu;
 }
@@ -165,10 +143,12 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
                                       k::kCnnComputeEfficiency * 100);
     }
     double scale = 1;
-    if (n > 1 && !nvlink_domain(g) && w.training()) {
-      scale = std::pow(g.interconnect.peer_to_peer ? k::kScalePcieP2p : k::kScalePcieNoP2p,
-                       std::log2(n));
-      c.mfu_basis += fmt::format(", x{:.2f} for {} GPUs over PCIe", scale, gpus);
+    if (n > 1 && w.training()) {
+      // Gradients all-reduced once per step of batch x accumulation samples.
+      const auto comm = detail::comm_per_token(w, g, gpus);
+      const double t = 1.0 / per_gpu;
+      scale = t / detail::overlapped(t, comm.seconds);
+      if (scale < 0.995) c.mfu_basis += fmt::format("; {}: x{:.2f}", comm.text, scale);
     }
     c.samples_per_second = per_gpu * n * scale;
     c.tokens_per_second = c.samples_per_second;
@@ -221,7 +201,10 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
     c.samples_per_second = c.tokens_per_second / std::max(1, w.seq_len);
   }
 
-  c.time_hours = c.tokens_per_second > 0 ? w.tokens / c.tokens_per_second / 3600 : 0;
+  // tokens/s is steady state; wall time and billed hours include the time
+  // that does not train (goodput).
+  c.goodput = w.training() ? w.goodput : 1.0;
+  c.time_hours = c.tokens_per_second > 0 ? w.tokens / (c.tokens_per_second * c.goodput) / 3600 : 0;
   c.gpu_hours = c.time_hours * n;
   c.power_fraction = k::kTrainingPowerFraction;
   c.energy_kwh = c.gpu_hours * g.power_w * c.power_fraction / 1000;

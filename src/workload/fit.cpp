@@ -58,7 +58,7 @@ struct Evaluator {
   Evaluator(const Workload& wl, const catalog::Gpu& g) : w(wl), fp8_ok(g.tensor_tflops_fp8 > 0) {
     for (auto t : {Task::pretrain, Task::finetune, Task::lora, Task::qlora, Task::inference}) {
       const int rank = w.lora_rank > 0 ? w.lora_rank : k::kDefaultLoraRank;
-      counts[static_cast<std::size_t>(t)] = detail::counts_for(w.arch, t, rank, w.optimizer);
+      counts[static_cast<std::size_t>(t)] = detail::counts_for(w.arch, t, rank, w.lora_targets);
     }
   }
 

@@ -40,6 +40,17 @@ std::optional<E> named(ObjectReader& r, std::string_view key,
   return parse(names[*idx]);
 }
 
+constexpr std::string_view kMasterNames[] = {"fp32", "none"};
+constexpr std::string_view kLoraDtypeNames[] = {"fp32", "bf16"};
+
+/// A two-valued choice: the first name is true.
+std::optional<bool> switch_of(ObjectReader& r, std::string_view key,
+                              std::span<const std::string_view> names, bool first) {
+  auto idx = r.choice(key, names, Need::optional);
+  if (!idx) return std::nullopt;
+  return *idx == 0 ? first : !first;
+}
+
 }  // namespace
 
 WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& path,
@@ -59,11 +70,35 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.tokens = count(r, "tokens");
   in.epochs = r.number("epochs", -kNumMax, kNumMax, Need::optional);
   in.dataset_tokens = count(r, "dataset_tokens");
-  in.grad_checkpointing = r.boolean("grad_checkpointing", Need::optional);
+  if (const auto* gc = r.value("grad_checkpointing", Need::optional); gc != nullptr) {
+    if (gc->is_boolean()) {
+      in.grad_checkpointing = gc->get<bool>();
+    } else if (auto idx = r.choice("grad_checkpointing", kCheckpointingNames, Need::optional)) {
+      const auto c = parse_checkpointing(kCheckpointingNames[*idx]);
+      in.grad_checkpointing = c->full;
+      in.selective_checkpointing = c->selective;
+    }
+  }
+  in.framework = named<Framework>(r, "framework", kFrameworkNames, parse_framework);
+  in.loss = named<Loss>(r, "loss", kLossNames, parse_loss);
+  in.master_weights = switch_of(r, "master_weights", kMasterNames, true);
+  in.optimizer_in_backward = r.boolean("optimizer_in_backward", Need::optional);
+  in.activation_offload = r.boolean("activation_offload", Need::optional);
+  in.lora_fp32 = switch_of(r, "lora_dtype", kLoraDtypeNames, true);
+  in.nf4_double_quant = r.boolean("nf4_double_quant", Need::optional);
+  if (auto t = r.string("lora_targets", Need::optional)) {
+    in.lora_targets = parse_lora_targets(*t);
+    if (!in.lora_targets) {
+      r.error("lora_targets", fmt::format("expected all-linear, attention, qv or a list of "
+                                          "q,k,v,o,gate,up,down, got \"{}\"",
+                                          *t));
+    }
+  }
   in.sharding = named<Sharding>(r, "sharding", kShardingNames, parse_sharding);
   in.gpu = r.string("gpu", Need::optional);
   in.mfu = r.number("mfu", -kNumMax, kNumMax, Need::optional);
   in.memory_margin = r.number("memory_margin", -kNumMax, kNumMax, Need::optional);
+  in.goodput = r.number("goodput", -kNumMax, kNumMax, Need::optional);
   in.arch.layers = r.integer("layers", kIntMin, kIntMax, Need::optional);
   in.arch.hidden = r.integer("hidden", kIntMin, kIntMax, Need::optional);
   in.arch.heads = r.integer("heads", kIntMin, kIntMax, Need::optional);

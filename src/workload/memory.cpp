@@ -15,20 +15,48 @@ namespace {
 
 double d(int v) { return static_cast<double>(v); }
 
-/// Σ (d_in + d_out) over the matrices of one transformer layer: q, k, v, o and
-/// the FFN (two matrices, three when gated).
-double layer_matrix_edges(const Architecture& a) {
+/// Σ (d_in + d_out) over the adapted matrices of one layer, and their count.
+/// A GELU FFN has no gate: "gate" selects nothing there.
+std::pair<double, int> adapted_edges(const Architecture& a, std::uint8_t t) {
   const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn);
-  return 6 * h + 2 * kv + (a.gated_ffn ? 3 : 2) * (h + f);
+  double edges = 0;
+  int count = 0;
+  auto add = [&](std::uint8_t bit, double e) {
+    if ((t & bit) == 0) return;
+    edges += e;
+    ++count;
+  };
+  add(kLoraQ, 2 * h);
+  add(kLoraK, h + kv);
+  add(kLoraV, h + kv);
+  add(kLoraO, 2 * h);
+  if (a.gated_ffn) add(kLoraGate, h + f);
+  add(kLoraUp, h + f);
+  add(kLoraDown, h + f);
+  return {edges, count};
 }
 
-int layer_matrix_count(const Architecture& a) { return a.gated_ffn ? 7 : 6; }
+/// Σ (d_in + d_out) over every matrix of a layer (Adafactor's factored state).
+double layer_matrix_edges(const Architecture& a) { return adapted_edges(a, kLoraAllLinear).first; }
 
 }  // namespace
 
 Settings settings_of(const Workload& w) {
-  return {w.task,       w.precision, w.optimizer, w.sharding,
-          w.batch_size, w.seq_len,   w.lora_rank, w.grad_checkpointing};
+  Settings s{w.task,       w.precision, w.optimizer, w.sharding,
+             w.batch_size, w.seq_len,   w.lora_rank, w.grad_checkpointing};
+  s.selective = w.selective_checkpointing;
+  s.loss_bytes = w.loss_bytes;
+  s.master_weights = w.master_weights;
+  s.grads_persist = w.grads_persist;
+  s.optimizer_in_backward = w.optimizer_in_backward;
+  s.activation_offload = w.activation_offload;
+  s.lora_fp32 = w.lora_fp32;
+  s.nf4_double_quant = w.nf4_double_quant;
+  return s;
+}
+
+double nf4_bits(bool double_quant) {
+  return double_quant ? k::kNf4BitsPerParam : k::kNf4BitsNoDoubleQuant;
 }
 
 double params_from_shape(const Architecture& a) {
@@ -40,7 +68,7 @@ double params_from_shape(const Architecture& a) {
   return L * (attention + ffn + norms) + embedding + h;
 }
 
-ParamCounts counts_for(const Architecture& a, Task task, int rank, Optimizer optimizer) {
+ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t lora_targets) {
   ParamCounts c;
   c.total = a.params;
   if (a.kind == catalog::ModelKind::cnn) {
@@ -56,19 +84,21 @@ ParamCounts counts_for(const Architecture& a, Task task, int rank, Optimizer opt
   c.norms = (2 * L + 1) * h;
   c.linear = std::max(0.0, c.total - c.embedding - c.norms);
   c.largest_matrix = h * std::max(h, d(a.ffn));
+  c.largest_param = std::max(c.largest_matrix, d(a.vocab) * h);
   const double edges = layer_matrix_edges(a);
   if (task == Task::lora || task == Task::qlora) {
-    c.adapters = L * d(rank) * edges;
+    const auto [adapted, count] = adapted_edges(a, lora_targets);
+    c.adapters = L * d(rank) * adapted;
     c.trainable = c.adapters;
+    c.adapted_matrices = count;
     // A (r × d_in) and B (d_out × r): rows + columns of each.
-    c.factored_state = L * (edges + 2.0 * d(rank) * layer_matrix_count(a));
+    c.factored_state = L * (adapted + 2.0 * d(rank) * count);
   } else if (task == Task::inference) {
     c.trainable = 0;
   } else {
     c.trainable = c.total;
     c.factored_state = L * edges + (d(a.vocab) + h) * (a.tied_embeddings ? 1 : 2) + c.norms;
   }
-  (void)optimizer;
   return c;
 }
 
@@ -83,12 +113,18 @@ double layer_activation_bytes(const Architecture& a, double seq, double batch, b
 
 namespace {
 
-double optimizer_bytes(const ParamCounts& c, Optimizer o) {
+/// Optimizer states on the device. torch AdamW keeps its states in the
+/// parameters' dtype: fp32 with a master copy (or fp32 training), 16-bit in pure
+/// bf16 training. Paged states live in unified memory that pages out to the host.
+double optimizer_bytes(const ParamCounts& c, Optimizer o, bool fp32_states = true) {
   switch (o) {
     case Optimizer::adamw:
-      return k::kAdamW * c.trainable;
+      return (fp32_states ? k::kAdamW : k::kAdamW16) * c.trainable;
     case Optimizer::adamw_8bit:
       return k::kAdamW8bit * c.trainable;
+    case Optimizer::paged_adamw_8bit:
+    case Optimizer::paged_adamw:
+      return 0;
     case Optimizer::sgd:
       return k::kSgdMomentum * c.trainable;
     case Optimizer::adafactor:
@@ -153,25 +189,30 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
   } else {
     const double sb = d(s.seq) * d(s.batch);
     const double act_scale = fp32 ? 2.0 : 1.0;
-    if (s.task == Task::lora || s.task == Task::qlora) {
+    const bool adapters = s.task == Task::lora || s.task == Task::qlora;
+    if (adapters) {
       const bool q = s.task == Task::qlora;
-      const double ab = q ? k::kQloraAdapterBytes : k::kLoraAdapterBytes;
+      const double ab = s.lora_fp32 ? k::kLoraAdapterBytes : k::kQloraAdapterBytes;
       double base = 0;
       if (q) {
-        base = c.linear * k::kNf4BitsPerParam / 8 + (c.embedding + c.norms) * k::kWeight16;
+        base = c.linear * nf4_bits(s.nf4_double_quant) / 8 + (c.embedding + c.norms) * k::kWeight16;
         temporaries += c.largest_matrix * k::kWeight16;  // one dequantised matrix at a time
       } else {
         base = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
       }
       m.weights = base + c.adapters * ab;
       m.gradients = c.adapters * ab;
-      m.optimizer = optimizer_bytes(c, s.optimizer);
+      m.optimizer = optimizer_bytes(c, s.optimizer, s.lora_fp32);
     } else {
+      const bool master = s.master_weights && !fp32;
       m.weights = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
       if (fp8) m.weights += c.linear * k::kFp8WeightCache;
-      m.master_weights = fp32 ? 0 : c.total * k::kMaster32;
-      m.gradients = c.total * (fp32 ? k::kGrad32 : k::kGrad16);
-      m.optimizer = optimizer_bytes(c, s.optimizer);
+      m.master_weights = master ? c.total * k::kMaster32 : 0;
+      // With the step in backward each gradient is applied and freed at once:
+      // only the largest parameter's gradient is ever alive.
+      const double grad_params = s.optimizer_in_backward ? c.largest_param : c.total;
+      m.gradients = grad_params * (fp32 ? k::kGrad32 : k::kGrad16);
+      m.optimizer = optimizer_bytes(c, s.optimizer, master || fp32);
     }
     if (s.sharding >= Sharding::zero1) {
       m.optimizer /= n;
@@ -183,35 +224,56 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       // Each layer's weights are gathered before use, the next one prefetched.
       const double layer = (c.linear / std::max(1, a.layers)) * k::kWeight16;
       temporaries += 2 * layer;
-    } else if (n > 1 && s.task != Task::lora && s.task != Task::qlora) {
+    } else if (n > 1 && !adapters) {
       temporaries += k::kDdpBucketBytes;
     }
 
     const double layer = layer_activation_bytes(a, d(s.seq), d(s.batch), a.flash_attention);
-    if (s.checkpointing) {
-      m.activations = (k::kActCheckpoint * sb * d(a.hidden) * d(a.layers) + layer) * act_scale;
+    const double checkpoint = k::kActCheckpoint * sb * d(a.hidden);
+    const double L = d(a.layers);
+    double act = 0;
+    if (s.activation_offload) {
+      // Saved tensors stream to host memory; the layer being computed and the
+      // transfers in flight (two layers' worth) stay on the GPU.
+      act = layer + 2 * (s.checkpointing ? checkpoint : layer);
+    } else if (s.checkpointing) {
+      act = checkpoint * L + layer;
+    } else if (s.selective) {
+      // Every other layer recomputed (torchtune ac_option 2, torchtitan SAC).
+      act = std::ceil(L / 2) * layer + std::floor(L / 2) * checkpoint;
     } else {
-      m.activations = layer * d(a.layers) * act_scale;
+      act = layer * L;
     }
-    if (s.task == Task::lora || s.task == Task::qlora) {
+    m.activations = act * act_scale;
+    if (adapters) {
       // x·A of every adapted matrix (r values per token, 16-bit).
-      m.activations +=
-          2.0 * sb * d(s.rank) * (a.gated_ffn ? 7 : 6) * (s.checkpointing ? 1.0 : d(a.layers));
+      m.activations += 2.0 * sb * d(s.rank) * c.adapted_matrices *
+                       (s.checkpointing || s.activation_offload ? 1.0 : L);
     }
-    m.logits = k::kLogitsTraining * sb * d(a.vocab);
+    m.logits = s.loss_bytes * sb * d(a.vocab);
   }
-
-  const double tensors = m.weights + m.master_weights + m.gradients + m.optimizer + m.activations +
-                         m.logits + m.kv_cache + temporaries;
-  m.overhead = k::kCudaContextBytes + k::kFragmentation * tensors + temporaries;
-  m.total = tensors - temporaries + m.overhead;
+  // What PyTorch reports (allocated, reserved) and what the device shows.
+  const double named = m.weights + m.master_weights + m.gradients + m.optimizer + m.activations +
+                       m.logits + m.kv_cache;
+  // When zero_grad frees the gradients (set_to_none, the PyTorch >= 2.0
+  // default) they grow during backward as the activations are released: the
+  // peak is the larger of the two, not their sum.
+  const bool freed =
+      s.task != Task::inference && !s.grads_persist && a.kind != catalog::ModelKind::cnn;
+  const double live = freed ? named - std::min(m.gradients, m.activations + m.logits) : named;
+  m.peak_allocated = live + temporaries;
+  m.peak_reserved = m.peak_allocated * (1 + k::kFragmentation);
+  const bool collectives = n > 1 && s.task != Task::inference;
+  m.device = m.peak_reserved + k::kCudaContextBytes + (collectives ? k::kNcclBufferBytes : 0);
+  m.overhead = m.device - live;
+  m.total = m.device;
   return m;
 }
 
 }  // namespace detail
 
 void update_counts(Workload& w) {
-  w.counts = detail::counts_for(w.arch, w.task, w.lora_rank, w.optimizer);
+  w.counts = detail::counts_for(w.arch, w.task, w.lora_rank, w.lora_targets);
 }
 
 MemoryBreakdown memory_per_gpu(const Workload& w, const catalog::Gpu& gpu, int gpus) {

@@ -15,13 +15,24 @@ struct Settings {
   int seq = 0;
   int rank = 0;
   bool checkpointing = false;
+  bool selective = false;
+  double loss_bytes = 8;
+  bool master_weights = true;
+  bool grads_persist = false;
+  bool optimizer_in_backward = false;
+  bool activation_offload = false;
+  bool lora_fp32 = true;
+  bool nf4_double_quant = true;
 };
+
+/// Bits per quantised weight of a QLoRA base.
+[[nodiscard]] double nf4_bits(bool double_quant);
 
 [[nodiscard]] Settings settings_of(const Workload& w);
 
 /// Parameter counts of `arch` for a task (adapters at `rank`) and optimizer.
 [[nodiscard]] ParamCounts counts_for(const Architecture& arch, Task task, int rank,
-                                     Optimizer optimizer);
+                                     std::uint8_t lora_targets);
 
 /// Per-GPU memory; `fp8_ok` says whether the GPU has FP8 tensor cores.
 [[nodiscard]] MemoryBreakdown memory(const Architecture& arch, const ParamCounts& c,
@@ -34,5 +45,30 @@ struct Settings {
 
 /// Parameters of a transformer from its shape (used when the shape comes from flags).
 [[nodiscard]] double params_from_shape(const Architecture& a);
+
+/// Measured fraction of the dense 16-bit peak a board's GEMMs reach (MAMF).
+struct MatmulEfficiency {
+  double fraction = 0;
+  const char* basis = "";
+};
+[[nodiscard]] MatmulEfficiency matmul_efficiency(const catalog::Gpu& g);
+
+/// The link collectives of `gpus` GPUs run over, as NCCL bus bandwidth.
+struct Link {
+  double bytes_per_second = 0;
+  std::string text;
+};
+[[nodiscard]] Link collective_link(const catalog::Gpu& g, int gpus);
+
+/// Data-parallel / ZeRO communication per training token and GPU.
+struct CommCost {
+  double bytes = 0;    ///< per token per GPU (the main collective)
+  double seconds = 0;  ///< per token, before overlap with compute
+  std::string text;
+};
+[[nodiscard]] CommCost comm_per_token(const Workload& w, const catalog::Gpu& g, int gpus);
+
+/// Step time when `comm` partly overlaps `compute` (k::kCommOverlap).
+[[nodiscard]] double overlapped(double compute, double comm);
 
 }  // namespace gpuadvisor::workload::detail

@@ -41,6 +41,10 @@ std::string_view to_string(Optimizer o) {
       return "adamw";
     case Optimizer::adamw_8bit:
       return "adamw-8bit";
+    case Optimizer::paged_adamw_8bit:
+      return "paged-adamw-8bit";
+    case Optimizer::paged_adamw:
+      return "paged-adamw";
     case Optimizer::sgd:
       return "sgd";
     case Optimizer::adafactor:
@@ -103,7 +107,8 @@ std::optional<Precision> parse_precision(std::string_view s) {
 
 std::optional<Optimizer> parse_optimizer(std::string_view s) {
   if (s == "adamw_8bit") return Optimizer::adamw_8bit;
-  for (auto o : {Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::sgd, Optimizer::adafactor}) {
+  for (auto o : {Optimizer::adamw, Optimizer::adamw_8bit, Optimizer::paged_adamw_8bit,
+                 Optimizer::paged_adamw, Optimizer::sgd, Optimizer::adafactor}) {
     if (s == to_string(o)) return o;
   }
   return std::nullopt;
@@ -114,6 +119,26 @@ std::optional<Sharding> parse_sharding(std::string_view s) {
   for (auto z : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
     if (s == to_string(z)) return z;
   }
+  return std::nullopt;
+}
+
+std::optional<CheckpointingChoice> parse_checkpointing(std::string_view s) {
+  if (s == "off" || s == "false" || s == "no") return CheckpointingChoice{false, false};
+  if (s == "full" || s == "on" || s == "true" || s == "yes")
+    return CheckpointingChoice{true, false};
+  if (s == "selective") return CheckpointingChoice{false, true};
+  return std::nullopt;
+}
+
+std::optional<bool> parse_switch(std::string_view s) {
+  if (s == "on" || s == "true" || s == "yes") return true;
+  if (s == "off" || s == "false" || s == "no") return false;
+  return std::nullopt;
+}
+
+std::optional<bool> parse_fp32_or(std::string_view s, std::string_view other) {
+  if (s == "fp32") return true;
+  if (s == other) return false;
   return std::nullopt;
 }
 

@@ -97,6 +97,8 @@ class Resolver {
     if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
     update_counts(w_);
     resolve_tokens();
+    resolve_goodput();
+    resolve_framework();
     describe_framework();
     if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
     return std::move(w_);
@@ -327,6 +329,12 @@ class Resolver {
       assume(fmt::format("memory margin: a fit leaves {} % of usable GPU memory free (no {})",
                          k::kDefaultMemoryMargin * 100, flag("memory_margin")));
     }
+    if (in_.goodput &&
+        (!std::isfinite(*in_.goodput) || *in_.goodput < k::kMinGoodput || *in_.goodput > 1)) {
+      error("goodput", fmt::format("expected a fraction of wall time from {} to 1 (0.9 = 90 %), "
+                                   "got {}",
+                                   k::kMinGoodput, *in_.goodput));
+    }
 
     if (batch) {
       w_.batch_size = *batch;
@@ -369,25 +377,12 @@ class Resolver {
         w_.lora_rank = *rank;
       } else if (!in_.lora_rank) {
         w_.lora_rank = k::kDefaultLoraRank;
-        assume(
-            fmt::format("LoRA rank {} on every linear layer of the blocks (q, k, v, o and "
-                        "the FFN), as QLoRA recommends (no {})",
-                        w_.lora_rank, flag("lora_rank")));
+        assume(fmt::format("LoRA rank {} (no {})", w_.lora_rank, flag("lora_rank")));
       }
       if (rank && *rank > w_.arch.hidden) {
         error("lora_rank",
               fmt::format("rank {} exceeds the hidden size {}", *rank, w_.arch.hidden));
       }
-    }
-    if (in_.grad_checkpointing) {
-      w_.grad_checkpointing = *in_.grad_checkpointing;
-    } else if (w_.task == Task::qlora) {
-      w_.grad_checkpointing = true;
-      assume(fmt::format("gradient checkpointing on (the QLoRA recipe's default; no {})",
-                         flag("grad_checkpointing")));
-    } else if (w_.training() && !cnn) {
-      w_.grad_checkpointing = false;
-      assume(fmt::format("gradient checkpointing off (no {})", flag("grad_checkpointing")));
     }
   }
 
@@ -405,6 +400,141 @@ class Resolver {
     w_.gpu = g->id;
     const auto* arch = cat_.architecture(g->architecture);
     gpu_bf16_ = arch == nullptr || arch->bf16;
+  }
+
+  /// The stack's defaults (framework.cpp), each stated, each overridable.
+  void resolve_framework() {
+    const bool cnn = w_.arch.kind == catalog::ModelKind::cnn;
+    if (in_.framework) {
+      w_.framework = *in_.framework;
+    } else {
+      w_.framework = w_.task == Task::pretrain ? Framework::megatron : Framework::hf;
+      if (w_.training() && !cnn) {
+        assume(fmt::format("framework: {} (no {}; {})", to_string(w_.framework), flag("framework"),
+                           w_.task == Task::pretrain ? "the ZeRO/Megatron layout of pretraining"
+                                                     : "Hugging Face Trainer + PEFT"));
+      }
+    }
+    const Profile& p = profile(w_.framework);
+    const std::string from = fmt::format("{} default", p.name);
+    if (!w_.training()) {
+      for (auto [given, field] : {std::pair{in_.loss.has_value(), "loss"},
+                                  {in_.master_weights.has_value(), "master_weights"},
+                                  {in_.optimizer_in_backward.has_value(), "optimizer_in_backward"},
+                                  {in_.activation_offload.has_value(), "activation_offload"}}) {
+        if (given) error(field, "applies to training, not inference");
+      }
+      return;
+    }
+    if (cnn) return;
+    w_.grads_persist = p.grads_persist;
+    // Loss.
+    w_.loss = in_.loss.value_or(p.loss);
+    w_.loss_bytes = w_.loss == Loss::standard  ? p.standard_loss_bytes
+                    : w_.loss == Loss::chunked ? k::kLossChunked
+                                               : k::kLossFused;
+    if (!in_.loss) {
+      assume(fmt::format("loss: {} ({}; {:g} bytes per logit at its peak; no {})",
+                         to_string(w_.loss), from, w_.loss_bytes, flag("loss")));
+    }
+    // Checkpointing.
+    if (in_.grad_checkpointing || in_.selective_checkpointing) {
+      w_.grad_checkpointing = in_.grad_checkpointing.value_or(false);
+      w_.selective_checkpointing = in_.selective_checkpointing.value_or(false);
+    } else {
+      const bool on = p.checkpointing || w_.task == Task::qlora;
+      w_.grad_checkpointing = on && !p.selective;
+      w_.selective_checkpointing = on && p.selective;
+      assume(fmt::format("gradient checkpointing {} ({}{}; no {})",
+                         !on ? "off" : (p.selective ? "selective (every other layer)" : "full"),
+                         from,
+                         w_.task == Task::qlora && !p.checkpointing ? ", as the QLoRA recipe" : "",
+                         flag("grad_checkpointing")));
+    }
+    w_.activation_offload = in_.activation_offload.value_or(p.activation_offload);
+    if (!in_.activation_offload && p.activation_offload) {
+      assume(fmt::format("activation offloading to host memory on ({}; no {})", from,
+                         flag("activation_offload")));
+    }
+    if (full_training()) {
+      w_.master_weights = in_.master_weights.value_or(p.master_weights);
+      if (!in_.master_weights) {
+        assume(fmt::format("master weights: {} ({}; no {})",
+                           w_.master_weights ? "fp32 copy" : "none, pure 16-bit training", from,
+                           flag("master_weights")));
+      }
+      const bool paged = p.single_gpu_8bit_paged && w_.gpus == 1;
+      if (!in_.optimizer && paged) {
+        w_.optimizer = Optimizer::paged_adamw_8bit;
+        replace_assumption("optimizer:", fmt::format("optimizer: paged 8-bit AdamW, states in "
+                                                     "host-backed unified memory ({} on one GPU)",
+                                                     from));
+      }
+      w_.optimizer_in_backward = in_.optimizer_in_backward.value_or(paged);
+      if (!in_.optimizer_in_backward && paged) {
+        assume(fmt::format("optimizer step in backward: no gradient buffer ({}; no {})", from,
+                           flag("optimizer_in_backward")));
+      }
+    } else {
+      if (in_.master_weights && *in_.master_weights) {
+        error("master_weights", "a master copy applies to full training, not adapters");
+      }
+      if (in_.optimizer_in_backward && *in_.optimizer_in_backward) {
+        error("optimizer_in_backward", "the step in backward is modelled for full training");
+      }
+    }
+    if (w_.adapters()) {
+      w_.lora_targets = in_.lora_targets.value_or(
+          w_.task == Task::qlora && !in_.framework ? kLoraAllLinear : p.lora_targets);
+      w_.lora_fp32 = in_.lora_fp32.value_or(p.lora_fp32);
+      if (w_.task == Task::qlora) {
+        w_.nf4_double_quant = in_.nf4_double_quant.value_or(p.nf4_double_quant);
+        if (!in_.nf4_double_quant) {
+          assume(fmt::format("NF4 {} double quantisation, {:g} bits per weight ({}; no {})",
+                             w_.nf4_double_quant ? "with" : "without",
+                             detail::nf4_bits(w_.nf4_double_quant), from,
+                             flag("nf4_double_quant")));
+        }
+      } else if (in_.nf4_double_quant) {
+        error("nf4_double_quant", "NF4 settings need task qlora");
+      }
+      update_counts(w_);
+      if (!in_.lora_targets || !in_.lora_fp32) {
+        assume(fmt::format("LoRA on {} in {} ({}; no {})", lora_targets_text(w_.lora_targets),
+                           w_.lora_fp32 ? "fp32" : "bf16", from,
+                           !in_.lora_targets ? flag("lora_targets") : flag("lora_dtype")));
+      }
+    } else if (in_.lora_targets || in_.lora_fp32) {
+      error(in_.lora_targets ? "lora_targets" : "lora_dtype",
+            fmt::format("LoRA settings need task lora or qlora, not {}", to_string(w_.task)));
+    }
+  }
+
+  void replace_assumption(std::string_view prefix, std::string text) {
+    for (auto& a : w_.assumptions) {
+      if (a.starts_with(prefix)) {
+        a = std::move(text);
+        return;
+      }
+    }
+    assume(std::move(text));
+  }
+
+  void resolve_goodput() {
+    if (!w_.training()) {
+      if (in_.goodput) error("goodput", "goodput applies to training, not inference");
+      return;
+    }
+    if (in_.goodput) {
+      w_.goodput = *in_.goodput;
+    } else {
+      w_.goodput = k::kGoodput;
+      assume(
+          fmt::format("goodput {:.0f}%: wall time and GPU-hours include checkpoints, "
+                      "evaluations and restarts (Llama 3 report: >90% effective training "
+                      "time; no {})",
+                      k::kGoodput * 100, flag("goodput")));
+    }
   }
 
   void resolve_tokens() {
@@ -480,7 +610,7 @@ class Resolver {
                  ? "flash attention: attention scores are never stored"
                  : "no flash attention (preset): 5·a·s²·b bytes of scores per layer are stored");
     }
-    if (w_.task == Task::pretrain || w_.task == Task::finetune) {
+    if ((w_.task == Task::pretrain || w_.task == Task::finetune) && w_.master_weights) {
       switch (w_.precision) {
         case Precision::fp32:
           assume("fp32: weights, gradients and optimizer states in fp32; no master copy");
@@ -498,18 +628,17 @@ class Resolver {
                           to_string(w_.precision)));
       }
     } else if (w_.task == Task::lora) {
-      assume(
-          fmt::format("LoRA: frozen {} base; fp32 adapters, gradients and optimizer states "
-                      "(PEFT default); no adapter dropout",
-                      w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
+      assume(fmt::format("LoRA: frozen {} base; no adapter dropout",
+                         w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
     } else if (w_.task == Task::qlora) {
       assume(
-          "QLoRA: NF4 base with double quantisation (4.127 bits/param) for the block "
-          "matrices, 16-bit embeddings, output layer and norms; bf16 adapters with fp32 "
-          "optimizer states");
+          "QLoRA: NF4 block matrices, 16-bit embeddings, output layer and norms; each matrix "
+          "dequantised to 16-bit before every matmul (forward, recompute, backward)");
     }
-    if (!cnn && w_.training()) {
-      assume("logits and loss: fp32 logits and their gradient, 8·s·b·V bytes");
+    if (!cnn && w_.training() && !w_.grads_persist) {
+      assume(
+          "gradients freed between steps (zero_grad set_to_none): they and the activations "
+          "do not peak together");
     }
     if (w_.task == Task::inference && !cnn) {
       assume(fmt::format("KV cache for the full context of {} tokens per sequence, {}", w_.seq_len,

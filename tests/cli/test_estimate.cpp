@@ -38,8 +38,13 @@ TEST_CASE("estimate: LoRA on an RTX 4090 shows the breakdown, the fix and the ti
   CHECK(r.err.empty());
   CHECK_THAT(r.out, Catch::StartsWith("Llama 3 8B: LoRA rank 16, bf16, AdamW, 1 GPU\n"));
   CHECK_THAT(r.out, Catch::Contains("Memory per GPU on rtx-4090 (23.6 GiB usable)"));
-  CHECK_THAT(r.out, Catch::Contains("  weights              15.1 GiB  frozen 16-bit base + fp32 "
+  CHECK_THAT(r.out, Catch::Contains("  weights              15.0 GiB  frozen 16-bit base + fp32 "
                                     "adapters"));
+  // The three measurable peaks, once: device, allocated, reserved.
+  CHECK_THAT(r.out, Catch::Contains("  on the device\n"));
+  CHECK_THAT(r.out, Catch::Contains(" reserved (PyTorch peaks)\n"));
+  CHECK_THAT(r.out,
+             Catch::Contains("  - framework: hf (no --framework; Hugging Face Trainer + PEFT)"));
   CHECK_THAT(r.out, Catch::Contains("  activations"));
   CHECK_THAT(r.out, Catch::Contains("  logits and loss"));
   CHECK_THAT(r.out, Catch::Contains("Fit on rtx-4090: fits with changes"));
@@ -122,8 +127,30 @@ TEST_CASE("estimate: bad input exits 2 with the flag and a clear message", "[cli
       {{"--model", "llama-3-8b", "--sharding", "zero4"},
        "--sharding: unknown value \"zero4\"; expected none, zero1, zero2, zero3, fsdp"},
       {{"--model", "llama-3-8b", "--grad-checkpointing", "maybe"},
-       "--grad-checkpointing: unknown value \"maybe\"; expected on or off"},
+       "--grad-checkpointing: unknown value \"maybe\"; expected off, selective or full"},
       {{"--model", "llama-3-8b", "--mfu", "abc"}, "--mfu: expected a number, got \"abc\""},
+      {{"--model", "llama-3-8b", "--framework", "keras"},
+       "--framework: unknown value \"keras\"; expected hf, torchtune, litgpt, unsloth, axolotl, "
+       "torchtitan, megatron, deepspeed, nemo"},
+      {{"--model", "llama-3-8b", "--loss", "focal"},
+       "--loss: unknown value \"focal\"; expected standard, chunked, fused"},
+      {{"--model", "llama-3-8b", "--master-weights", "fp16"},
+       "--master-weights: unknown value \"fp16\"; expected fp32 or none"},
+      {{"--model", "llama-3-8b", "--activation-offload", "maybe"},
+       "--activation-offload: unknown value \"maybe\"; expected on or off"},
+      {{"--model", "llama-3-8b", "--task", "lora", "--lora-targets", "q,x"},
+       "--lora-targets: unknown value \"q,x\"; expected all-linear, attention, qv or a list of "
+       "q,k,v,o,gate,up,down"},
+      {{"--model", "llama-3-8b", "--lora-targets", "qv"},
+       "--lora-targets: LoRA settings need task lora or qlora, not pretrain"},
+      {{"--model", "llama-3-8b", "--task", "lora", "--master-weights", "fp32"},
+       "--master-weights: a master copy applies to full training, not adapters"},
+      {{"--model", "llama-3-8b", "--goodput", "1.5"},
+       "--goodput: expected a fraction of wall time from 0.05 to 1 (0.9 = 90 %), got 1.5"},
+      {{"--model", "llama-3-8b", "--task", "inference", "--goodput", "0.9"},
+       "--goodput: goodput applies to training, not inference"},
+      {{"--model", "llama-3-8b", "--task", "inference", "--loss", "fused"},
+       "--loss: applies to training, not inference"},
       {{"--model", "llama-3-8b", "--batch-size", "1.5"},
        "--batch-size: expected a whole number, got 1.5"},
       {{},

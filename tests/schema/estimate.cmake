@@ -14,3 +14,10 @@ gpuadvisor_schema_test(estimate_cnn estimate.schema.json 0
   estimate --model resnet-50 --batch-size 256 --gpu a100-80gb-sxm --format json)
 gpuadvisor_schema_test(estimate_fp32_shape estimate.schema.json 0
   estimate --layers 12 --hidden 768 --vocab 50257 --precision fp32 --optimizer sgd --format json)
+gpuadvisor_schema_test(estimate_torchtune_full_4090 estimate.schema.json 0
+  estimate --model llama-3.1-8b --task finetune --framework torchtune --batch-size 2 --seq-len 2048
+  --gpu rtx-4090 --format json)
+gpuadvisor_schema_test(estimate_framework_overrides estimate.schema.json 0
+  estimate --model llama-3-8b --task lora --framework litgpt --loss fused --lora-targets q,k,v,o
+  --lora-dtype fp32 --grad-checkpointing selective --activation-offload on --goodput 0.8
+  --gpus 4 --sharding zero3 --gpu rtx-4090 --format json)

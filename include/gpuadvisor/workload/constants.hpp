@@ -23,6 +23,8 @@ inline constexpr double kFp8WeightCache = 1;
 /// 8-bit AdamW (2, HF model-training anatomy); SGD momentum fp32 (4).
 inline constexpr double kAdamW = 8;
 inline constexpr double kAdamW8bit = 2;
+/// torch AdamW on bf16 parameters (no master copy) keeps m and v in bf16.
+inline constexpr double kAdamW16 = 4;
 inline constexpr double kSgdMomentum = 4;
 /// Adafactor (Shazeer & Stern 2018): fp32 row and column statistics per matrix,
 /// full fp32 second moment per vector, no momentum (HF default beta1=None).
@@ -32,6 +34,13 @@ inline constexpr double kAdafactorPerStateElement = 4;
 /// NF4 with double quantisation: 4 bits + 8-bit block constants per 64
 /// (0.125) + fp32 second-level constants per 256 blocks (0.002) = 4.127 bits.
 inline constexpr double kNf4BitsPerParam = 4.127;
+/// Without double quantisation the absmax constants stay fp32: 4 + 32/64 = 4.5
+/// bits (bitsandbytes block size 64; LitGPT's bnb.nf4).
+inline constexpr double kNf4BitsNoDoubleQuant = 4.5;
+/// Dequantisation traffic per quantised weight and pass (forward, recompute,
+/// backward): bitsandbytes' MatMul4Bit writes a 16-bit copy (2 B) from the NF4
+/// read before every matmul, which then reads the copy as a 16-bit base would.
+inline constexpr double kDequantWriteBytes = 2;
 /// QLoRA's reference code keeps the adapters (and their gradients) in bf16 and
 /// their AdamW states in fp32 (paged); PEFT's LoRA keeps adapters in fp32.
 inline constexpr double kQloraAdapterBytes = 2;
@@ -48,8 +57,15 @@ inline constexpr double kActFfnGated = 6;
 inline constexpr double kActScores = 5;  ///< 5·a·s²·b: scores, softmax, dropout mask
 /// Full recompute: the 16-bit input of every layer (2·s·b·h) is kept.
 inline constexpr double kActCheckpoint = 2;
-/// Logits: fp32 logits 4·s·b·V plus their gradient 4·s·b·V.
-inline constexpr double kLogitsTraining = 8;
+/// Loss memory per logit (s·b·V) by implementation; the standard loss's bytes
+/// depend on the framework (framework.cpp). Chunked (torchtune
+/// CEWithChunkedOutputLoss, LitGPT chunked_cross_entropy): the bf16 logits of
+/// every chunk stay alive (2); each chunk's fp32 upcast, log-softmax and
+/// gradient exist one chunk at a time and are counted with the temporaries'
+/// allocator slack. Fused linear cross-entropy (Liger, Unsloth) never
+/// materialises the logits.
+inline constexpr double kLossChunked = 2;
+inline constexpr double kLossFused = 0;
 
 // --- Overhead (calibration case 4: bert-large on V100, HF docs) -------------
 /// CUDA context + kernels measured before the model is loaded: 1,343 MiB.
@@ -58,6 +74,9 @@ inline constexpr double kCudaContextBytes = 1343.0 * 1024 * 1024;
 /// fraction of the tensors above (the case-4 measurements sit 1–6 % above
 /// tensors + context).
 inline constexpr double kFragmentation = 0.05;
+/// NCCL communication buffers of a multi-GPU job: NCCL_BUFFSIZE (4 MiB default,
+/// NCCL environment-variable docs) per channel and direction, 32 channels at most.
+inline constexpr double kNcclBufferBytes = 4.0 * 1024 * 1024 * 2 * 32;
 /// DDP gradient buckets (PyTorch default bucket_cap_mb = 25), two in flight.
 inline constexpr double kDdpBucketBytes = 2 * 25.0 * 1024 * 1024;
 /// Driver-reserved share of a GPU's memory: nvidia-smi shows 16,160 of
@@ -74,21 +93,51 @@ inline constexpr double kFlopsBackwardFrozen = 2;
 /// 2021, PaLM appendix B), ×3 for training = 12·L·h·s.
 inline constexpr double kAttnForward = 4;
 
-/// Utilisation (MFU) model. Base by class, for BF16/FP16 on one GPU or in an
-/// NVLink/Infinity Fabric domain; see docs/estimation.md for the calibration.
-/// Llama 1/2 A100 runs: 45–50 % of peak over the whole run; Megatron 41.5–56 %.
-inline constexpr double kMfuNvlink = 0.45;
-/// PCIe cards (power-capped datacenter boards, consumer and workstation cards).
-inline constexpr double kMfuPcie = 0.40;
-/// Bandwidth factor sqrt(R_ref / R), R = 16-bit tensor TFLOPS per TB/s of
-/// memory bandwidth; reference A100 80GB SXM: 312 / 2.039 = 153.
-inline constexpr double kMfuReferenceRatio = 312.0 / 2.039;
-/// FP8 reaches about 0.9 of the fraction of its (doubled) peak that BF16 does:
-/// NeMo FP8 Llama runs at 38–40 % of FP8 peak vs 40–43 % BF16 for Llama 3 405B.
+/// Matmul efficiency: the Maximum Achievable Matmul FLOPS (MAMF) of a board as
+/// a fraction of its dense BF16 peak, measured by brute-force search over GEMM
+/// shapes (S. Bekman, ml-engineering, compute/accelerator/README.md, "Maximum
+/// Achievable Matmul FLOPS comparison table": A100 SXM 271.2/312, A100 PCIe
+/// 252.9/312, H100 SXM 794.5/989 "H200 is the same", MI300X 668.4/1300 with
+/// PyTorch 2.5.1 + ROCm 6.3 and TunableOp, the public ROCm stack).
+inline constexpr double kMamfA100Sxm = 0.869;
+inline constexpr double kMamfA100Pcie = 0.811;
+inline constexpr double kMamfH100Sxm = 0.803;
+/// Hopper SXM boards sit at their 700 W limit under sustained matmuls and the
+/// clock settles below boost: the maximum *sustainable* matmul rate of an H200
+/// is 755 TFLOPS against a MAMF of 834 (ml-engineering, MAMF vs MSMF, measured
+/// with mamf-finder.py), x0.905. Training is one long saturated run.
+inline constexpr double kSustainedHopper = 755.0 / 834.0;
+inline constexpr double kMamfMi300x = 0.514;
+/// Boards without a published MAMF take the lowest NVIDIA figure of that
+/// table (H100 SXM), a stated default rather than a measurement.
+inline constexpr double kMamfDefault = 0.803;
+/// FP8 GEMMs reach 0.9 of the fraction of their (doubled) peak that BF16 does:
+/// MAMF FP8 on H100 SXM is 1402.6/1979 = 70.9 % against 80.3 % BF16 (same table).
 inline constexpr double kMfuFp8Factor = 0.9;
-/// Data-parallel scaling per doubling of GPUs, by link (heuristic, not calibrated).
-inline constexpr double kScalePcieP2p = 0.95;
-inline constexpr double kScalePcieNoP2p = 0.85;
+/// Collective bandwidth (NCCL "bus bandwidth", nccl-tests doc/PERFORMANCE.md):
+/// a ring moves (n-1)/n of the buffer per GPU for all-gather and reduce-scatter,
+/// 2(n-1)/n for all-reduce, at about 80 % of the per-direction link rate.
+inline constexpr double kBusEfficiency = 0.8;
+/// PCIe data rate per lane and direction, GB/s: gen3 0.985, gen4 1.969, gen5 3.938.
+inline constexpr double kPcieLaneGBs[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.877};
+/// Without peer-to-peer (GeForce RTX 40) NCCL stages through host memory: each
+/// byte crosses PCIe twice, halving the usable rate.
+inline constexpr double kNoP2pFactor = 0.5;
+/// GPUs per node (HGX/DGX baseboards and 8-slot servers); beyond that traffic
+/// crosses the cluster network at 400 Gb/s per GPU (one ConnectX-7 NDR adapter
+/// per GPU in the DGX H100 reference architecture).
+inline constexpr int kGpusPerNode = 8;
+inline constexpr double kInterNodeGBs = 50;
+/// Share of the shorter of compute and communication that overlaps: FSDP and
+/// DDP prefetch and bucket collectives behind compute, but NCCL kernels share
+/// SMs and memory bandwidth with it. Fitted once on LLM Foundry's MPT-7B and
+/// MPT-13B FSDP runs (8x A100 and 8x H100), then used unchanged.
+inline constexpr double kCommOverlap = 0.6;
+/// Goodput: the fraction of wall time that trains (the rest: checkpoint saves,
+/// evaluations, restarts after failures, stalls). Llama 3 paper (Dubey et al.
+/// 2024, arXiv 2407.21783, sec. 3.3.4): "higher than 90% effective training time"
+/// over a 54-day snapshot on up to 16k H100s.
+inline constexpr double kGoodput = 0.90;
 /// Average GPU draw during training as a fraction of board power (calibration
 /// case 12: compute-heavy training at about 76 % of the rated power).
 inline constexpr double kTrainingPowerFraction = 0.76;
@@ -136,6 +185,7 @@ inline constexpr double kMinEpochs = 0.01;
 inline constexpr double kDefaultMemoryMargin = 0.05;
 /// The largest margin accepted: more would leave too little to estimate.
 inline constexpr double kMaxMemoryMargin = 0.5;
+inline constexpr double kMinGoodput = 0.05;
 inline constexpr std::int64_t kMaxLayers = 1000;
 inline constexpr std::int64_t kMaxHidden = 1'000'000;
 inline constexpr std::int64_t kMaxVocab = 10'000'000;

@@ -21,6 +21,7 @@
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
+#include "gpuadvisor/workload/framework.hpp"
 
 namespace gpuadvisor::workload {
 
@@ -36,7 +37,9 @@ enum class Task {
 /// master weights (the ZeRO/Megatron/FSDP layout); fp8 means Transformer Engine
 /// FP8 matmuls on top of that layout; fp32 means everything in fp32.
 enum class Precision { bf16, fp16, fp32, fp8 };
-enum class Optimizer { adamw, adamw_8bit, sgd, adafactor };
+/// paged_*: bitsandbytes paged optimizers, whose states live in CUDA unified
+/// memory and page out to host RAM when the GPU is full.
+enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, paged_adamw, sgd, adafactor };
 /// ZeRO stage (FSDP full sharding = zero3): which model states are split over the GPUs.
 enum class Sharding { none, zero1, zero2, zero3 };
 /// Where the architecture came from.
@@ -54,11 +57,24 @@ enum class ArchOrigin { preset, flags, derived };
 [[nodiscard]] std::optional<Precision> parse_precision(std::string_view);
 [[nodiscard]] std::optional<Optimizer> parse_optimizer(std::string_view);
 [[nodiscard]] std::optional<Sharding> parse_sharding(std::string_view);
+/// --grad-checkpointing: "off", "selective" (every other layer), "full" ("on" =
+/// full); also true/false in JSON.
+struct CheckpointingChoice {
+  bool full = false;
+  bool selective = false;
+};
+[[nodiscard]] std::optional<CheckpointingChoice> parse_checkpointing(std::string_view);
+/// "on"/"off" (also "true"/"false", "yes"/"no").
+[[nodiscard]] std::optional<bool> parse_switch(std::string_view);
+/// --lora-dtype / --master-weights: fp32 (true) or the 16-bit alternative.
+[[nodiscard]] std::optional<bool> parse_fp32_or(std::string_view s, std::string_view other);
+inline constexpr std::string_view kCheckpointingNames[] = {"off", "selective", "full", "on"};
 /// The accepted names, for messages and --help.
 inline constexpr std::string_view kTaskNames[] = {"pretrain", "finetune", "lora", "qlora",
                                                   "inference"};
 inline constexpr std::string_view kPrecisionNames[] = {"bf16", "fp16", "fp32", "fp8"};
-inline constexpr std::string_view kOptimizerNames[] = {"adamw", "adamw-8bit", "sgd", "adafactor"};
+inline constexpr std::string_view kOptimizerNames[] = {
+    "adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "adafactor"};
 inline constexpr std::string_view kShardingNames[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
 
 /// Optional architecture overrides (flags --layers, --hidden, ... or JSON keys).
@@ -84,12 +100,23 @@ struct WorkloadInput {
   std::optional<double> tokens;            ///< training tokens (inference: tokens to generate)
   std::optional<double> epochs;            ///< with dataset_tokens, instead of tokens
   std::optional<double> dataset_tokens;    ///< tokens in one epoch of the dataset
-  std::optional<bool> grad_checkpointing;  ///< default off (QLoRA: on, as its recipe)
-  std::optional<Sharding> sharding;        ///< default none
-  std::optional<std::string> gpu;          ///< catalog GPU id (for estimate/check)
-  std::optional<double> mfu;               ///< utilisation override, 0 < mfu <= 1
-  std::optional<double> memory_margin;     ///< share of usable memory kept free, 0 <= m < 1
-  ArchitectureInput arch;                  ///< architecture overrides
+  std::optional<bool> grad_checkpointing;  ///< full checkpointing; default per framework
+  std::optional<bool>
+      selective_checkpointing;         ///< every other layer (--grad-checkpointing selective)
+  std::optional<Framework> framework;  ///< default: megatron for pretrain, hf otherwise
+  std::optional<Loss> loss;
+  std::optional<bool> master_weights;         ///< fp32 master copy (full training)
+  std::optional<bool> optimizer_in_backward;  ///< step fused into backward: no gradient buffer
+  std::optional<bool> activation_offload;     ///< saved activations moved to host memory
+  std::optional<std::uint8_t> lora_targets;   ///< LoraTarget bits
+  std::optional<bool> lora_fp32;              ///< adapters in fp32 (else 16-bit)
+  std::optional<bool> nf4_double_quant;       ///< QLoRA NF4 with double quantisation
+  std::optional<Sharding> sharding;           ///< default none
+  std::optional<std::string> gpu;             ///< catalog GPU id (for estimate/check)
+  std::optional<double> mfu;                  ///< utilisation override, 0 < mfu <= 1
+  std::optional<double> memory_margin;        ///< share of usable memory kept free, 0 <= m < 1
+  std::optional<double> goodput;  ///< share of wall time that trains; default k::kGoodput
+  ArchitectureInput arch;         ///< architecture overrides
 };
 
 /// Where a WorkloadInput came from, so that every error names the flag
@@ -139,6 +166,8 @@ struct ParamCounts {
   double adapters = 0;        ///< LoRA parameters at the resolved rank (0 unless lora/qlora)
   double factored_state = 0;  ///< Adafactor state elements: rows + cols per matrix, full per vector
   double largest_matrix = 0;  ///< biggest single weight matrix (QLoRA dequantisation buffer)
+  double largest_param = 0;   ///< biggest parameter tensor (embedding or a matrix)
+  int adapted_matrices = 0;   ///< LoRA-adapted matrices per layer
 };
 
 /// A fully resolved workload: every setting has a value, and every default used
@@ -158,11 +187,23 @@ struct Workload {
   int seq_len = 0;
   int lora_rank = 0;  ///< 0 unless lora/qlora
   int gpus = 1;
-  bool grad_checkpointing = false;
+  bool grad_checkpointing = false;       ///< full: every layer recomputed
+  bool selective_checkpointing = false;  ///< every other layer recomputed
+  Framework framework = Framework::hf;
+  Loss loss = Loss::standard;
+  double loss_bytes = 8;  ///< bytes per logit (s·b·V) the loss holds at its peak
+  bool master_weights = true;
+  bool grads_persist = false;  ///< gradient buffers kept across steps (else freed by zero_grad)
+  bool optimizer_in_backward = false;
+  bool activation_offload = false;
+  std::uint8_t lora_targets = kLoraAllLinear;
+  bool lora_fp32 = true;
+  bool nf4_double_quant = true;
   double tokens = 0;               ///< training tokens; inference: tokens generated
   std::optional<std::string> gpu;  ///< GPU id given, if any (validated)
   std::optional<double> mfu;       ///< utilisation override
   double memory_margin = 0;        ///< share of usable GPU memory a fit leaves free
+  double goodput = 1;              ///< share of wall time that trains (training only)
   std::vector<std::string> assumptions;
 
   [[nodiscard]] bool training() const { return task != Task::inference; }
@@ -179,7 +220,7 @@ struct Workload {
 /// resolve() calls it, and so do fit changes.
 void update_counts(Workload& w);
 
-/// Bytes per GPU, term by term. `total` is the sum of the others.
+/// Bytes per GPU, term by term, and the three peaks a user can measure.
 struct MemoryBreakdown {
   double weights = 0;  ///< parameters the forward pass reads (16-bit, fp32, or NF4 base + adapters)
   double master_weights = 0;  ///< fp32 master copy in mixed precision (sharded from zero1)
@@ -188,8 +229,14 @@ struct MemoryBreakdown {
   double activations = 0;     ///< stored for backward (training) / working set (inference)
   double logits = 0;          ///< output layer logits and loss buffers
   double kv_cache = 0;        ///< inference: keys and values of the context
-  double overhead = 0;        ///< CUDA/framework context + allocator fragmentation + temporaries
-  double total = 0;
+  double overhead = 0;        ///< CUDA context, allocator reserve, temporaries, collective buffers
+  /// torch.cuda.max_memory_allocated: every tensor above plus short-lived temporaries.
+  double peak_allocated = 0;
+  /// torch.cuda.max_memory_reserved: allocated plus the caching allocator's slack.
+  double peak_reserved = 0;
+  /// What nvidia-smi shows: reserved + CUDA context + NCCL buffers. The fit verdict uses it.
+  double device = 0;
+  double total = 0;  ///< = device (the sum of the terms above)
 };
 
 /// Per-GPU memory of `w` on `gpu` when it runs on `gpus` GPUs (sharding and
@@ -224,11 +271,12 @@ struct ComputeEstimate {
   double peak_tflops = 0;         ///< dense peak per GPU at the precision used
   double mfu = 0;                 ///< model FLOPs utilisation used
   std::string mfu_basis;          ///< how mfu was obtained (one line)
-  double tokens_per_second = 0;   ///< all GPUs together (CNN: samples/s)
+  double tokens_per_second = 0;   ///< steady state, all GPUs together (CNN: samples/s)
   double samples_per_second = 0;  ///< sequences (CNN: images) per second, all GPUs
   double achieved_tflops_per_gpu = 0;
-  double time_hours = 0;  ///< wall-clock time for w.tokens
-  double gpu_hours = 0;
+  double goodput = 1;              ///< share of wall time that trains (1 for inference)
+  double time_hours = 0;           ///< wall-clock time for w.tokens, goodput included
+  double gpu_hours = 0;            ///< billed: time_hours x GPUs
   double energy_kwh = 0;           ///< GPU energy only (board power × training draw fraction)
   double power_fraction = 0;       ///< average draw as a fraction of board power
   std::vector<std::string> notes;  ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"

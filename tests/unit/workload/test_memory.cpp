@@ -1,7 +1,10 @@
 // Memory formulas: each case reproduces a published formula exactly (to
 // floating-point rounding, tolerance 1e-12 relative unless stated).
+#include <algorithm>
+
 #include "gpuadvisor/workload/constants.hpp"
 #include "helpers.hpp"
+#include "src/workload/model.hpp"
 
 using namespace gpuadvisor;
 using namespace gpuadvisor::workload;
@@ -152,6 +155,7 @@ TEST_CASE("LoRA trains rank·(d_in + d_out) per adapted matrix", "[workload]") {
   in.model = "llama-3-8b";
   in.task = Task::lora;
   in.lora_rank = 16;
+  in.lora_targets = kLoraAllLinear;
   auto w = make(in);
   // PEFT prints "trainable params: 41,943,040" for this configuration.
   CHECK(w.counts.adapters == 41943040.0);
@@ -164,6 +168,77 @@ TEST_CASE("LoRA trains rank·(d_in + d_out) per adapted matrix", "[workload]") {
 
   in.model = "llama-2-7b";
   CHECK(make(in).counts.adapters == 39976960.0);  // PEFT: 39,976,960
+
+  // PEFT's default targets for Llama-family models are q_proj and v_proj
+  // (the hf profile): 32 · 16 · (2·4096 + 4096 + 1024) for Llama 3 8B.
+  in.model = "llama-3-8b";
+  in.lora_targets.reset();
+  CHECK(make(in).counts.adapters == 6815744.0);
+  // Attention only: q, k, v, o.
+  in.lora_targets = kLoraAttention;
+  CHECK(make(in).counts.adapters == 32.0 * 16 * (2 * 8192 + 2 * (4096 + 1024)));
+}
+
+TEST_CASE("framework profiles set the defaults that differ between stacks", "[workload]") {
+  WorkloadInput in;
+  in.model = "llama-3.1-8b";
+  in.task = Task::finetune;
+  in.batch_size = 2;
+  in.seq_len = 2048;
+  in.framework = Framework::torchtune;
+  auto w = make(in);
+  // torchtune's single-device full fine-tune: pure bf16, paged 8-bit AdamW
+  // stepped in backward, activation checkpointing, chunked cross-entropy.
+  CHECK_FALSE(w.master_weights);
+  CHECK(w.optimizer == Optimizer::paged_adamw_8bit);
+  CHECK(w.optimizer_in_backward);
+  CHECK(w.grad_checkpointing);
+  CHECK(w.loss == Loss::chunked);
+  const auto m = memory_per_gpu(w, gpu("rtx-4090"), 1);
+  CHECK(m.master_weights == 0);
+  CHECK(m.optimizer == 0);                            // paged to host memory
+  CHECK(m.gradients == Approx(2.0 * 128256 * 4096));  // the embedding's gradient only
+  CHECK(m.logits == Approx(k::kLossChunked * 2 * 2048 * 128256.0));
+  // Every default can be overridden.
+  in.master_weights = true;
+  in.optimizer = Optimizer::adamw;
+  in.optimizer_in_backward = false;
+  in.loss = Loss::fused;
+  w = make(in);
+  const auto o = memory_per_gpu(w, gpu("rtx-4090"), 1);
+  CHECK(o.master_weights == Approx(4 * 8030261248.0));
+  CHECK(o.optimizer == Approx(8 * 8030261248.0));
+  CHECK(o.gradients == Approx(2 * 8030261248.0));
+  CHECK(o.logits == 0);
+  // Hugging Face's loss holds 16 bytes per logit; Megatron's fused one 8.
+  in = {};
+  in.model = "llama-3-8b";
+  in.task = Task::lora;
+  in.seq_len = 1024;
+  CHECK(memory_per_gpu(make(in), gpu("rtx-4090"), 1).logits == Approx(16.0 * 1024 * 128256));
+  in.framework = Framework::megatron;
+  CHECK(memory_per_gpu(make(in), gpu("rtx-4090"), 1).logits == Approx(8.0 * 1024 * 128256));
+}
+
+TEST_CASE("checkpointing: selective keeps every other layer, offloading keeps two in flight",
+          "[workload]") {
+  WorkloadInput in;
+  in.model = "llama-3-8b";
+  in.seq_len = 2048;
+  in.framework = Framework::megatron;
+  in.grad_checkpointing = false;
+  const auto w = make(in);
+  const auto& a = w.arch;
+  const double layer = detail::layer_activation_bytes(a, 2048, 1, true);
+  const double ckpt = 2.0 * 2048 * 4096;
+  CHECK(memory_per_gpu(w, gpu("h100-sxm"), 1).activations == Approx(32 * layer));
+  in.selective_checkpointing = true;
+  CHECK(memory_per_gpu(make(in), gpu("h100-sxm"), 1).activations == Approx(16 * layer + 16 * ckpt));
+  in.selective_checkpointing = false;
+  in.grad_checkpointing = true;
+  CHECK(memory_per_gpu(make(in), gpu("h100-sxm"), 1).activations == Approx(32 * ckpt + layer));
+  in.activation_offload = true;
+  CHECK(memory_per_gpu(make(in), gpu("h100-sxm"), 1).activations == Approx(layer + 2 * ckpt));
 }
 
 TEST_CASE("QLoRA: NF4 base at 4.127 bits, 16-bit embeddings and norms, bf16 adapters",
@@ -172,6 +247,7 @@ TEST_CASE("QLoRA: NF4 base at 4.127 bits, 16-bit embeddings and norms, bf16 adap
   in.model = "llama-3-8b";
   in.task = Task::qlora;
   in.lora_rank = 16;
+  in.lora_fp32 = false;
   auto w = make(in);
   CHECK(w.grad_checkpointing);  // the QLoRA recipe's default
   const auto& c = w.counts;
@@ -183,7 +259,11 @@ TEST_CASE("QLoRA: NF4 base at 4.127 bits, 16-bit embeddings and norms, bf16 adap
       m.weights ==
       Approx(c.linear * 4.127 / 8 + 2 * (c.embedding + c.norms) + 2 * 41943040.0).epsilon(kExact));
   CHECK(m.gradients == Approx(2 * 41943040.0).epsilon(kExact));
-  CHECK(m.optimizer == Approx(8 * 41943040.0).epsilon(kExact));
+  // torch AdamW keeps m and v in the parameters' dtype: bf16 adapters, 4 B.
+  CHECK(m.optimizer == Approx(4 * 41943040.0).epsilon(kExact));
+  // The QLoRA recipe's paged AdamW keeps them in host-backed unified memory.
+  in.optimizer = Optimizer::paged_adamw;
+  CHECK(memory_per_gpu(make(in), gpu("rtx-4090"), 1).optimizer == 0);
 }
 
 TEST_CASE("overhead: CUDA context plus fragmentation of the tensors", "[workload]") {
@@ -191,8 +271,28 @@ TEST_CASE("overhead: CUDA context plus fragmentation of the tensors", "[workload
   const auto m = memory_per_gpu(w, gpu("h100-sxm"), 1);
   const double tensors = m.weights + m.master_weights + m.gradients + m.optimizer + m.activations +
                          m.logits + m.kv_cache;
+  // Pretraining in the Megatron layout keeps its gradient buffers: every term
+  // is alive at the peak. allocated < reserved < device, and the fit uses device.
+  CHECK(m.peak_allocated == Approx(tensors).epsilon(kExact));
+  CHECK(m.peak_reserved == Approx(tensors * (1 + k::kFragmentation)).epsilon(kExact));
+  CHECK(m.device == Approx(m.peak_reserved + k::kCudaContextBytes).epsilon(kExact));
+  CHECK(m.total == m.device);
   CHECK(m.overhead == Approx(k::kCudaContextBytes + k::kFragmentation * tensors).epsilon(kExact));
   CHECK(m.total == Approx(tensors + m.overhead).epsilon(kExact));
+  // Where zero_grad frees the gradients (torch >= 2.0 stacks) they and the
+  // activations do not peak together.
+  WorkloadInput ft;
+  ft.model_size = 1e9;
+  ft.task = Task::finetune;
+  ft.framework = Framework::hf;
+  const auto f = memory_per_gpu(make(ft), gpu("h100-sxm"), 1);
+  const double all =
+      f.weights + f.master_weights + f.gradients + f.optimizer + f.activations + f.logits;
+  CHECK(f.peak_allocated ==
+        Approx(all - std::min(f.gradients, f.activations + f.logits)).epsilon(kExact));
+  // Several GPUs add NCCL's buffers to what the device shows.
+  const auto two = memory_per_gpu(w, gpu("h100-sxm"), 2);
+  CHECK(two.device == Approx(two.peak_reserved + k::kCudaContextBytes + k::kNcclBufferBytes));
   CHECK(k::kCudaContextBytes == 1343.0 * 1024 * 1024);
 }
 

@@ -232,7 +232,7 @@ TEST_CASE("workloads from JSON specs", "[workload]") {
   CHECK(in.optimizer == Optimizer::adamw_8bit);
   CHECK(in.grad_checkpointing == true);
   const auto w = make(in);
-  CHECK(w.counts.adapters == 41943040.0);
+  CHECK(w.counts.adapters == 6815744.0);  // PEFT's default q_proj + v_proj
 
   // Type errors and typos are located in the file.
   const auto bad = json::parse(R"({"model": "llama-3-8b", "task": "sft", "batch_sise": 2,
@@ -246,6 +246,32 @@ TEST_CASE("workloads from JSON specs", "[workload]") {
         "inference, got \"sft\"\n"
         "spec.json: workloads[1].seq_len: expected an integer, got \"long\"\n"
         "spec.json: workloads[1].batch_sise: unknown field; did you mean \"batch_size\"?\n");
+
+  // Framework keys: names checked where they are.
+  const auto fw = json::parse(R"({"model": "llama-3-8b", "framework": "tf", "loss": "focal",
+      "grad_checkpointing": "half", "lora_targets": "q,x", "master_weights": "fp16"})");
+  diags.clear();
+  (void)parse_workload_json(fw, "workloads[3]", "spec.json", diags);
+  CHECK(to_string(diags) ==
+        "spec.json: workloads[3].grad_checkpointing: expected one of off, selective, full, on, "
+        "got \"half\"\n"
+        "spec.json: workloads[3].framework: expected one of hf, torchtune, litgpt, unsloth, "
+        "axolotl, torchtitan, megatron, deepspeed, nemo, got \"tf\"\n"
+        "spec.json: workloads[3].loss: expected one of standard, chunked, fused, got \"focal\"\n"
+        "spec.json: workloads[3].master_weights: expected one of fp32, none, got \"fp16\"\n"
+        "spec.json: workloads[3].lora_targets: expected all-linear, attention, qv or a list of "
+        "q,k,v,o,gate,up,down, got \"q,x\"\n");
+  const auto good = json::parse(R"({"model": "llama-3-8b", "task": "lora", "framework": "litgpt",
+      "grad_checkpointing": "selective", "lora_targets": "qv", "lora_dtype": "bf16"})");
+  diags.clear();
+  const auto gin = parse_workload_json(good, "workloads[4]", "spec.json", diags);
+  REQUIRE(diags.empty());
+  const auto gw = make(gin);
+  CHECK(gw.framework == Framework::litgpt);
+  CHECK(gw.selective_checkpointing);
+  CHECK_FALSE(gw.grad_checkpointing);
+  CHECK(gw.lora_targets == kLoraQv);
+  CHECK_FALSE(gw.lora_fp32);
 
   // Range errors come from resolve(), at the JSON path.
   const auto zero = json::parse(R"({"model": "llama-3-8b", "batch_size": 0})");
