@@ -1,6 +1,6 @@
 // Risk notes: RISK001 (used cards), RISK002 (no peer-to-peer), RISK003
 // (passive cards without server airflow), RISK004 (12VHPWR connectors),
-// RISK005 (parts not sold in the region).
+// RISK005 (parts not sold in the region), RISK006 (GeForce in a data center).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -115,6 +115,28 @@ static void risk005(RuleContext& c) {
   }
 }
 
+// NVIDIA's GeForce driver license, section 2.1.3 "No Datacenter Deployment"
+// (since driver releases of 2017-11-30): the license does not define a data
+// center, so a rack server on a data-center feed is the proxy; a tower is not.
+static void risk006(RuleContext& c) {
+  if (!c.b.gpu) return c.not_applicable("no GPUs");
+  const auto& g = *c.b.gpu.part;
+  if (g.vendor != "nvidia" || g.market != catalog::GpuMarket::consumer) {
+    return c.not_applicable("not GeForce cards");
+  }
+  if (c.b.platform == nullptr || c.b.platform->kind != catalog::PlatformKind::rack) return;
+  c.fail([&] {
+    return Words{
+        fmt::format("{} in a rack server: NVIDIA's GeForce driver license (section 2.1.3) does "
+                    "not license data-center deployment",
+                    counted_name(g.name, c.b.gpu.count)),
+        text_qty("GeForce in a rack"), text_qty("data-center or workstation GPUs"),
+        "confirm with your legal counsel that the site is not a data center, or use workstation "
+        "or data-center GPUs (RTX PRO, L40S), or a tower",
+        "parts.gpu"};
+  });
+}
+
 namespace {
 
 using P = Parameters;
@@ -134,6 +156,7 @@ const RuleDecl kRules[] = {
     // Decided on whole builds: the search leaves parts not sold in the region
     // out of its catalog (rules::regional_catalog), so only `check` meets it.
     {.id = "RISK005", .group = "risk", .needs = part::all, .fn = risk005},
+    {.id = "RISK006", .group = "risk", .needs = part::gpu | part::platform, .fn = risk006},
 };
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST_CASE("check json: statuses, findings and rule outcomes", "[cli][check][form
   CHECK(j["summary"]["errors"] == 3);
   const auto& good = j["specs"][0];
   CHECK(good["status"] == "passed");
-  CHECK(good["rules"].size() == 35);
+  CHECK(good["rules"].size() == 36);
   const auto& bad = j["specs"][1];
   CHECK(bad["status"] == "failed");
   CHECK(bad["metrics"]["psu_capacity_w"] == 1600);
@@ -98,7 +98,7 @@ TEST_CASE("sarif: results point at the spec's JSON key, rules indexed by ruleInd
   CHECK(s["version"] == "2.1.0");
   const auto& run0 = s["runs"][0];
   const auto& rules = run0["tool"]["driver"]["rules"];
-  REQUIRE(rules.size() == 35);
+  REQUIRE(rules.size() == 36);
   CHECK(run0["columnKind"] == "unicodeCodePoints");
   CHECK(run0["invocations"][0]["executionSuccessful"] == true);
   REQUIRE(run0["results"].size() >= 10);
@@ -155,7 +155,7 @@ TEST_CASE("junit: one testsuite per spec, one testcase per rule", "[cli][check][
   }
   REQUIRE(suites.size() == 3);
   CHECK(suites[0][1] == "examples/4x4090-230v.json");
-  CHECK(suites[0][2] == "35");
+  CHECK(suites[0][2] == "36");
   CHECK(suites[0][3] == "0");
   CHECK(suites[1][1] == "examples/broken-power.json");
   CHECK(suites[1][3] == "3");  // PWR001, PWR002, PWR003
@@ -166,7 +166,7 @@ TEST_CASE("junit: one testsuite per spec, one testcase per rule", "[cli][check][
         std::string::npos);
   CHECK(x.find("<skipped message=\"waived: jobs are data-parallel LoRA runs") != std::string::npos);
   CHECK(x.find("limit: &lt;= 1,440 W") != std::string::npos);
-  CHECK(x.find("<testsuites name=\"gpuadvisor check\" tests=\"71\" failures=\"3\" errors=\"1\"") !=
+  CHECK(x.find("<testsuites name=\"gpuadvisor check\" tests=\"73\" failures=\"3\" errors=\"1\"") !=
         std::string::npos);
   // --strict turns warnings into failures.
   auto strict =

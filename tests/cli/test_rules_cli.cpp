@@ -36,7 +36,7 @@ TEST_CASE("rules lists every rule with parameters, rationale and source", "[cli]
        at = r.out.find("source: ", at + 1)) {
     ++sources;
   }
-  CHECK(sources == 35);
+  CHECK(sources == 36);
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
     INFO(line);
@@ -52,7 +52,7 @@ TEST_CASE("rules shows the values of the selected policy and rules file", "[cli]
   auto f = run({"rules", "--rules", "tests/data/specs/rules-ram-128.json", "--format", "json"});
   CHECK(f.exit_code == 0);
   const auto j = nlohmann::json::parse(f.out);
-  CHECK(j["rules"].size() == 35);
+  CHECK(j["rules"].size() == 36);
   for (const auto& rule : j["rules"]) {
     if (rule["id"] == "MEM001") CHECK(rule["parameters"][0]["value"] == 128);
     if (rule["id"] == "RISK004") CHECK(rule["enabled"] == false);

@@ -732,6 +732,23 @@ TEST_CASE("SW005: QLoRA and FP8 training on ROCm name the library they need", "[
   CHECK_FALSE(fires(b, "SW005", {lora}));
 }
 
+TEST_CASE("RISK006: GeForce cards in a rack server break the GeForce driver license",
+          "[rules][engine]") {
+  test::Parts p;
+  Build b = p.four_4090();
+  CHECK_FALSE(fires(b, "RISK006"));  // a tower (open frame) is not a data center
+  b.platform = &p.hgx;               // a rack server
+  const auto f = run(b);
+  const Finding* x = find(f, "RISK006");
+  REQUIRE(x != nullptr);
+  CHECK(x->severity == Severity::warning);
+  CHECK(x->message ==
+        "4x RTX 4090 in a rack server: NVIDIA's GeForce driver license (section 2.1.3) does not "
+        "license data-center deployment");
+  CHECK(x->path == "parts.gpu");
+  CHECK_FALSE(fires(p.hgx_h100(), "RISK006"));  // data-center cards
+}
+
 TEST_CASE("RISK003: passive cards outside server airflow are an error", "[rules][engine]") {
   test::Parts p;
   Build b = p.four_4090();

@@ -82,8 +82,9 @@ TEST_CASE("search finds exactly the oracle's top builds on random catalogs", "[s
   }
   CHECK(compared == 240);
   // The catalogs and budgets are drawn so that both cases are common: builds
-  // within the budget (90 of 240 at the time of writing), and builds only
-  // above it (89 more).
-  CHECK(nonempty > 50);
+  // within the budget (49 of 240 at the time of writing; the draws move when
+  // a rule is added, since random_rules draws per rule), and builds only
+  // above it.
+  CHECK(nonempty > 40);
   CHECK(over_budget > 45);
 }
