@@ -400,7 +400,8 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
                       {"why", a.why},
                       {"gpu", {{"id", a.gpu}, {"name", a.gpu_name}, {"count", a.gpus}}},
                       {"total_price_usd", rounded(a.price_usd, 2)},
-                      {"time_hours", rounded(a.hours, 3)}});
+                      {"time_hours", rounded(a.hours, 3)},
+                      {"within_budget", a.within_budget}});
     }
     n["alternatives"] = std::move(alts);
     j["no_fit"] = std::move(n);
@@ -455,21 +456,38 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
                     st.width, 0, 2));
       out += build_text(*nf.nearest, req, st, "--");
     }
-    if (!nf.alternatives.empty()) {
-      out += fmt::format("\nChanges that fit the budget of {}:\n",
-                         req.money(search::to_usd(k.budget)));
+    const auto alternatives = [&](bool within) {
+      std::string lines;
       for (const auto& a : nf.alternatives) {
-        out += fmt::format(
+        if (a.within_budget != within) continue;
+        const std::string over =
+            within ? ""
+                   : fmt::format(" ({} over)", req.money(a.price_usd - search::to_usd(k.budget)));
+        lines += fmt::format(
             "  {:<22}{}\n", a.change,
-            wrap_text(fmt::format("{}x {}, {}, {} to {}: {}", a.gpus, a.gpu_name,
-                                  req.money(a.price_usd), format_duration_hours(a.hours),
+            wrap_text(fmt::format("{}x {}, {}{}, {} to {}: {}", a.gpus, a.gpu_name,
+                                  req.money(a.price_usd), over, format_duration_hours(a.hours),
                                   r.workload.training() ? "train" : "run", a.why),
                       st.width, 24, 24));
       }
+      return lines;
+    };
+    const std::string budget = req.money(search::to_usd(k.budget));
+    if (const std::string fit = alternatives(true); !fit.empty()) {
+      out += fmt::format("\nChanges that fit the budget of {}:\n{}", budget, fit);
     } else {
-      out +=
-          "\nNo single change to the workload (LoRA, QLoRA, a shorter sequence, fewer "
-          "tokens) fits the budget.\n";
+      out += "\n" +
+             wrap_text(fmt::format("No single change to the workload or the constraints fits the "
+                                   "budget of {}.",
+                                   budget),
+                       st.width, 0, 0) +
+             "\n";
+    }
+    if (const std::string near = alternatives(false); !near.empty()) {
+      out += nf.smallest_budget_usd
+                 ? fmt::format("\nChanges that need less than the smallest budget ({}):\n{}",
+                               req.money(*nf.smallest_budget_usd), near)
+                 : fmt::format("\nChanges that work above the budget:\n{}", near);
     }
   }
   return out;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/rules/engine.hpp"
 #include "gpuadvisor/rules/region.hpp"
@@ -311,11 +312,30 @@ std::optional<std::string> long_run_note(const Recommendation& out, const Reques
   return s;
 }
 
+/// A constraint a trial lifts is named after what the build found under it
+/// ("--max-gpus 8", "--form-factor rack"): the flag value a user would type.
+enum class Lifted { none, max_gpus, vendor, form_factor };
+
 struct Trial {
   std::string change, why;
   workload::WorkloadInput input;
   Constraints constraints;
+  Lifted lifted = Lifted::none;
 };
+
+std::string change_text(const Trial& t, const Candidate& c) {
+  switch (t.lifted) {
+    case Lifted::none:
+      return t.change;
+    case Lifted::max_gpus:
+      return fmt::format("--max-gpus {}", c.choice.gpus);
+    case Lifted::vendor:
+      return fmt::format("--vendor {}", c.choice.gpu->vendor);
+    case Lifted::form_factor:
+      return fmt::format("--form-factor {}", catalog::to_string(c.choice.platform->kind));
+  }
+  return t.change;
+}
 
 std::vector<Trial> trials(const Request& req, const workload::Workload& w) {
   std::vector<Trial> out;
@@ -358,9 +378,42 @@ std::vector<Trial> trials(const Request& req, const workload::Workload& w) {
           t.input.epochs.reset();
         });
   }
+  // FP8 matmuls need FP8 tensor cores (the search keeps to GPUs that have
+  // them: SW004); not on a QLoRA base, whose 4-bit weights are dequantised to
+  // 16 bits for every matmul.
+  const bool sixteen_bit =
+      w.precision == workload::Precision::bf16 || w.precision == workload::Precision::fp16;
+  if (w.arch.kind == catalog::ModelKind::transformer && sixteen_bit && w.task != Task::qlora) {
+    add("--precision fp8",
+        w.task == Task::inference
+            ? "8-bit weights: half the weight memory and bandwidth per token of 16-bit, on GPUs "
+              "with FP8 tensor cores"
+            : "FP8 matmuls (Transformer Engine) on GPUs with FP8 tensor cores: faster steps; "
+              "master weights and optimizer states stay as they are",
+        [](Trial& t) { t.input.precision = workload::Precision::fp8; });
+  }
   if (!req.constraints.allow_used) {
     add("--allow-used", "used GPUs cost a fraction of new ones (with RISK001's warnings)",
         [](Trial& t) { t.constraints.allow_used = true; });
+  }
+  // Constraints the user set: each lifted on its own.
+  auto lift = [&](Lifted what, std::string why, auto edit) {
+    add("", std::move(why), edit);
+    out.back().lifted = what;
+  };
+  if (req.constraints.max_gpus > 0) {
+    lift(Lifted::max_gpus,
+         fmt::format("more GPUs than --max-gpus {} allows", req.constraints.max_gpus),
+         [](Trial& t) { t.constraints.max_gpus = 0; });
+  }
+  if (!req.constraints.vendor.empty()) {
+    lift(Lifted::vendor, fmt::format("GPUs of any vendor, not only {}", req.constraints.vendor),
+         [](Trial& t) { t.constraints.vendor.clear(); });
+  }
+  if (req.constraints.kind) {
+    lift(Lifted::form_factor,
+         fmt::format("any form factor, not only {}s", catalog::to_string(*req.constraints.kind)),
+         [](Trial& t) { t.constraints.kind.reset(); });
   }
   return out;
 }
@@ -564,12 +617,27 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
     c2.top = 1;
     Context ctx2(cat, rules, *w, out.site, d2.plan);
     ctx2.set_rack_site(rack_site);
-    const auto found = Searcher(ctx2, c2).top();
-    if (found.builds.empty()) continue;
-    const Candidate& c = found.builds.front();
-    nf.alternatives.push_back({t.change, t.why, c.choice.gpu->id, c.choice.gpu->name, c.choice.gpus,
-                               to_usd(c.price), c.hours()});
+    Searcher s2(ctx2, c2);
+    const auto found = s2.top();
+    if (!found.builds.empty()) {
+      const Candidate& c = found.builds.front();
+      nf.alternatives.push_back({change_text(t, c), t.why, c.choice.gpu->id, c.choice.gpu->name,
+                                 c.choice.gpus, to_usd(c.price), c.hours(), true});
+      continue;
+    }
+    // Over the budget, but a smaller raise than the workload as given needs.
+    const auto c = s2.cheapest();
+    if (c && (!nf.smallest_budget_usd || to_usd(c->price) < *nf.smallest_budget_usd)) {
+      nf.alternatives.push_back({change_text(t, *c), t.why, c->choice.gpu->id, c->choice.gpu->name,
+                                 c->choice.gpus, to_usd(c->price), c->hours(), false});
+    }
   }
+  // Those within the budget first (in the order tried), then the others by price.
+  std::stable_sort(nf.alternatives.begin(), nf.alternatives.end(),
+                   [](const Alternative& a, const Alternative& b) {
+                     if (a.within_budget != b.within_budget) return a.within_budget;
+                     return !a.within_budget && a.price_usd < b.price_usd;
+                   });
   out.no_fit = std::move(nf);
   return out;
 }

@@ -124,8 +124,11 @@ struct Alternative {
   std::string gpu;     ///< best build under the change: GPU id
   std::string gpu_name;
   int gpus = 0;
-  double price_usd = 0;
+  double price_usd = 0;  ///< the cheapest build under the change
   double hours = 0;
+  /// Within the budget; else over it, but cheaper than the smallest budget
+  /// for the workload as given (a smaller raise).
+  bool within_budget = true;
 };
 
 /// Why nothing fits, and what would.

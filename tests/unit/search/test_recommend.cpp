@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/rules/engine.hpp"
 #include "gpuadvisor/rules/spec.hpp"
@@ -128,12 +130,75 @@ TEST_CASE("nothing fits: smallest budget, nearest build, alternatives", "[search
   REQUIRE(again.has_value());
   REQUIRE_FALSE(again->builds.empty());
   CHECK(again->builds[0].candidate.price == nf.nearest->candidate.price);
-  // Every alternative fits the original budget.
+  // Alternatives within the budget come first; the others cost less than the
+  // smallest budget for the job as given, by price.
   REQUIRE_FALSE(nf.alternatives.empty());
+  CHECK(nf.alternatives.front().within_budget);
+  bool over = false;
+  double last = 0;
   for (const auto& a : nf.alternatives) {
-    CHECK(a.price_usd <= 5000.0);
     CHECK(a.change.starts_with("--"));
+    if (a.within_budget) {
+      CHECK_FALSE(over);
+      CHECK(a.price_usd <= 5000.0);
+    } else {
+      over = true;
+      CHECK(a.price_usd > 5000.0);
+      CHECK(a.price_usd < *nf.smallest_budget_usd);
+      CHECK(a.price_usd >= last);
+      last = a.price_usd;
+    }
   }
+}
+
+TEST_CASE("nothing fits: fp8 and lifted constraints are levers, named as the user types them",
+          "[search]") {
+  const auto& cat = catalog::embedded_catalog();
+  const auto& rs = rules::embedded_rule_set();
+  // 70B inference in bf16 on $20k: nothing; FP8 weights fit on one 96 GB card.
+  search::Request req = request(20000, 70e9);
+  req.workload.task = workload::Task::inference;
+  auto rec = search::recommend(cat, rs, req);
+  REQUIRE(rec.has_value());
+  REQUIRE(rec->no_fit.has_value());
+  const auto& alts = rec->no_fit->alternatives;
+  const auto fp8 = std::find_if(alts.begin(), alts.end(), [](const search::Alternative& a) {
+    return a.change == "--precision fp8";
+  });
+  REQUIRE(fp8 != alts.end());
+  CHECK(fp8->within_budget);
+  CHECK(fp8->gpus == 1);
+  CHECK(fp8->price_usd <= 20000.0);
+  // 7B full fine-tuning on one GPU in a tower fits no GPU at any price; lifting
+  // a constraint is named by the build it finds: a rack for one H200 NVL
+  // (over the budget: listed since no smallest budget exists).
+  search::Request tower = request(20000, 7e9);
+  tower.workload.task = workload::Task::finetune;
+  tower.constraints.kind = catalog::PlatformKind::tower;
+  tower.constraints.max_gpus = 1;
+  auto r2 = search::recommend(cat, rs, tower);
+  REQUIRE(r2.has_value());
+  REQUIRE(r2->no_fit.has_value());
+  CHECK_FALSE(r2->no_fit->smallest_budget_usd.has_value());
+  const auto named = [](const search::NoFit& nf, std::string_view prefix) {
+    return std::find_if(nf.alternatives.begin(), nf.alternatives.end(),
+                        [&](const search::Alternative& a) { return a.change.starts_with(prefix); });
+  };
+  const auto rack = named(*r2->no_fit, "--form-factor ");
+  REQUIRE(rack != r2->no_fit->alternatives.end());
+  CHECK(rack->change == "--form-factor rack");
+  CHECK_FALSE(rack->within_budget);
+  CHECK(rack->why == "any form factor, not only towers");
+  // In the EU (a 3,680 W outlet) two workstation cards fit a tower: --max-gpus 2.
+  tower.region = "eu";
+  auto r3 = search::recommend(cat, rs, tower);
+  REQUIRE(r3.has_value());
+  REQUIRE(r3->no_fit.has_value());
+  const auto more = named(*r3->no_fit, "--max-gpus ");
+  REQUIRE(more != r3->no_fit->alternatives.end());
+  CHECK(more->change == fmt::format("--max-gpus {}", more->gpus));
+  CHECK(more->gpus == 2);
+  CHECK(more->why == "more GPUs than --max-gpus 1 allows");
 }
 
 TEST_CASE("Searcher honours a GPU id and count", "[search]") {
