@@ -37,16 +37,22 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-std::vector<std::string> split_tabs(const std::string& l) {
+/// The cells of a `topo -m` line: nvidia-smi separates them with tabs; a
+/// matrix copied from a terminal or a bug report has runs of spaces instead
+/// (cells hold single spaces at most: "CPU Affinity", " X ").
+std::vector<std::string> split_cells(const std::string& l) {
   std::vector<std::string> cells;
   std::string cur;
-  for (char c : l) {
-    if (c == '\t') {
-      cells.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
+  const bool tabs = l.find('\t') != std::string::npos;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    const bool gap = tabs ? l[i] == '\t' : (l[i] == ' ' && i + 1 < l.size() && l[i + 1] == ' ');
+    if (!gap) {
+      cur += l[i];
+      continue;
     }
+    while (!tabs && i + 1 < l.size() && l[i + 1] == ' ') ++i;
+    cells.push_back(trim(cur));
+    cur.clear();
   }
   cells.push_back(trim(cur));
   return cells;
@@ -94,7 +100,7 @@ Parsed<Topology> parse_topology(std::string_view text, const std::string& file) 
   t.file = file;
   std::size_t header = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const auto cells = split_tabs(lines[i]);
+    const auto cells = split_cells(lines[i]);
     if (cells.size() > 1 && cells[0].empty() && cells[1] == "GPU0") {
       header = i;
       break;
@@ -103,9 +109,9 @@ Parsed<Topology> parse_topology(std::string_view text, const std::string& file) 
   if (header == lines.size()) {
     return gpuadvisor::unexpected(Diagnostic{
         file, "",
-        "expected the 'nvidia-smi topo -m' matrix (a header line starting with a tab and GPU0)"});
+        "expected the 'nvidia-smi topo -m' matrix (a header line whose first column is GPU0)"});
   }
-  const auto head = split_tabs(lines[header]);
+  const auto head = split_cells(lines[header]);
   std::size_t ngpu = 0;
   while (ngpu + 1 < head.size() && head[ngpu + 1] == fmt::format("GPU{}", ngpu)) ++ngpu;
   std::size_t numa_col = 0;
@@ -118,7 +124,7 @@ Parsed<Topology> parse_topology(std::string_view text, const std::string& file) 
       return gpuadvisor::unexpected(
           at_line(file, li, fmt::format("expected the row of GPU{} (a truncated matrix?)", g)));
     }
-    const auto cells = split_tabs(lines[li]);
+    const auto cells = split_cells(lines[li]);
     if (cells.empty() || cells[0] != fmt::format("GPU{}", g)) {
       return gpuadvisor::unexpected(
           at_line(file, li, fmt::format("expected the row of GPU{}, found \"{}\"", g, lines[li])));

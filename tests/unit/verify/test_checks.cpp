@@ -13,12 +13,14 @@ using namespace gpuadvisor::verify;
 
 namespace {
 
-std::string hgx_spec() {
-  std::ifstream in(test::source("examples/8xh100-hgx.json"));
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
+
+std::string hgx_spec() { return slurp(test::source("examples/8xh100-hgx.json")); }
 
 /// 8x H100 SXM as nvidia-smi reports a healthy HGX board, NVLink everywhere.
 Machine hgx() {
@@ -69,6 +71,28 @@ std::vector<rules::Finding> run_checks(Machine m) {
 
 TEST_CASE("verify checks: a matching HGX H100 server has no findings", "[verify]") {
   CHECK(run_checks(hgx()).empty());
+  // The same with the topology of a real HGX H100 board (NV18 between all pairs).
+  auto m = hgx();
+  auto real =
+      parse_topology(slurp(test::data("verify/topo/hgx-h100-8gpu.txt")), "hgx-h100-8gpu.txt");
+  REQUIRE(real);
+  m.topology = *real;
+  CHECK(run_checks(m).empty());
+}
+
+TEST_CASE("verify checks: a real 8x RTX 4090 PCIe topology where the spec has an HGX board",
+          "[verify]") {
+  auto m = hgx();
+  auto real = parse_topology(slurp(test::data("verify/topo/rtx4090-8gpu.txt")), "rtx4090-8gpu.txt");
+  REQUIRE(real);
+  m.topology = *real;
+  const auto f = run_checks(m);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].rule == "VTOP001");
+  CHECK(f[0].message ==
+        "28 GPU pairs of this NVLink board have no NVLink in rtx4090-8gpu.txt: GPU0-GPU1 SYS, "
+        "GPU0-GPU2 SYS, GPU0-GPU3 SYS, GPU0-GPU4 SYS, GPU0-GPU5 SYS, GPU0-GPU6 SYS");
+  CHECK(f[0].measured.text == "28 pairs");
 }
 
 TEST_CASE("verify checks: an NVLink pair missing on the HGX board is a topology finding",

@@ -235,3 +235,27 @@ TEST_CASE("topo -m: a real recording with the ANSI-underlined header of driver 5
   CHECK(t->link == std::vector<std::vector<std::string>>{{"X"}});
   CHECK(t->numa == std::vector<std::string>{"0"});
 }
+
+TEST_CASE("topo -m: a real 8x H100 HGX matrix as a bug report shows it (spaces, not tabs)",
+          "[verify]") {
+  // Copied from a terminal, the tabs became runs of spaces; the reader takes both.
+  const auto t = parse_topology(slurp("topo/hgx-h100-8gpu.txt"), "t.txt");
+  REQUIRE(t);
+  REQUIRE(t->gpus.size() == 8);
+  CHECK(t->gpus[7] == "GPU7");
+  for (std::size_t i = 0; i < 8; ++i) {
+    for (std::size_t j = 0; j < 8; ++j) CHECK(t->link[i][j] == (i == j ? "X" : "NV18"));
+  }
+  CHECK(t->numa == std::vector<std::string>{"0", "0", "0", "0", "1", "1", "1", "1"});
+}
+
+TEST_CASE("topo -m: a real 8x RTX 4090 server where every pair crosses PCIe and sockets",
+          "[verify]") {
+  const auto t = parse_topology(slurp("topo/rtx4090-8gpu.txt"), "t.txt");
+  REQUIRE(t);
+  REQUIRE(t->gpus.size() == 8);  // the NIC rows and columns are not GPUs
+  REQUIRE(t->link[6].size() == 8);
+  CHECK(t->link[0][7] == "SYS");
+  CHECK(t->link[6][7] == "SYS");
+  CHECK(t->numa == std::vector<std::string>{"0", "0", "0", "0", "1", "1", "1", "1"});
+}
