@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/core/terminal.hpp"
-#include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/report/catalog_report.hpp"
+#include "gpuadvisor/report/check_report.hpp"
 
 namespace gpuadvisor::cli {
 namespace {
@@ -39,20 +39,19 @@ std::string regional_list_text(const catalog::Catalog& c, const std::vector<std:
   std::string out = fmt::format(
       "Region {} ({}): prices in {}{}; parts not sold there left out.\n\n", r.id,
       terminal_safe(r.name), r.currency,
-      r.currency == "USD"
-          ? std::string()
-          : per_usd == r.fx.per_usd
-                ? fmt::format(" at {} per US dollar ({}, {})", r.fx.per_usd, r.fx.kind, r.fx.date)
-                : fmt::format(" at {} per US dollar (--fx)", per_usd));
+      r.currency == "USD" ? std::string()
+      : per_usd == r.fx.per_usd
+          ? fmt::format(" at {} per US dollar ({}, {})", r.fx.per_usd, r.fx.kind, r.fx.date)
+          : fmt::format(" at {} per US dollar (--fx)", per_usd));
   out += report::catalog_list_text(rules::regional_catalog(c, r, per_usd), keys, money);
   const auto gone = left_out(r, keys);
   if (!gone.empty()) {
     out += fmt::format("\nNot sold in {} ({}):\n", r.id, gone.size());
     for (const auto* u : gone) {
-      const std::string line = fmt::format(
-          "{} {}{}: {}", u->category, u->id,
-          u->alternative.empty() ? "" : fmt::format(" (instead: {})", u->alternative),
-          terminal_safe(u->reason));
+      const std::string line =
+          fmt::format("{} {}{}: {}", u->category, u->id,
+                      u->alternative.empty() ? "" : fmt::format(" (instead: {})", u->alternative),
+                      terminal_safe(u->reason));
       // The 100 columns the part tables fit.
       out += fmt::format("  - {}\n", report::wrap_text(line, 100, 4, 4));
     }
@@ -83,20 +82,20 @@ nlohmann::ordered_json regional_list_json(const catalog::Catalog& c,
         prices.push_back(
             {{"category", key},
              {"id", item["id"]},
-             {"amount",
-              std::round(item["usd_per_gpu_hour"].get<double>() * per_usd * 100) / 100}});
+             {"amount", std::round(item["usd_per_gpu_hour"].get<double>() * per_usd * 100) / 100}});
       }
     }
   }
   j["regional_prices"] = std::move(prices);
   nlohmann::ordered_json gone = nlohmann::ordered_json::array();
   for (const auto* u : left_out(r, keys)) {
-    gone.push_back({{"category", u->category},
-                    {"id", u->id},
-                    {"alternative", u->alternative.empty() ? nlohmann::ordered_json(nullptr)
-                                                           : nlohmann::ordered_json(u->alternative)},
-                    {"reason", u->reason},
-                    {"source", u->source}});
+    gone.push_back(
+        {{"category", u->category},
+         {"id", u->id},
+         {"alternative", u->alternative.empty() ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(u->alternative)},
+         {"reason", u->reason},
+         {"source", u->source}});
   }
   j["unavailable"] = std::move(gone);
   return j;

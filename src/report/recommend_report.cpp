@@ -254,10 +254,9 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                             format_duration_hours(k.time_hours), format_number(k.gpu_hours)),
                 st.width);
   out += detail("energy",
-                fmt::format("{} kWh at the wall (PUE {}): {} of electricity at "
-                            "${:.3f}/kWh",
+                fmt::format("{} kWh at the wall (PUE {}): {} of electricity at {}/kWh",
                             format_number(b.energy_kwh), b.pue, req.money(b.electricity_usd),
-                            req.electricity_usd_per_kwh),
+                            req.money(req.electricity_usd_per_kwh, 3)),
                 st.width);
   if (!b.clean_note.empty()) out += detail("warnings", b.clean_note, st.width);
   if (b.rent) out += detail("rent", rent_text(*b.rent, req.money), st.width);

@@ -254,3 +254,35 @@ TEST_CASE("the EUR, GBP and JPY rates are the ECB reference rates of 2026-04-13"
     CHECK(k["region"]["per_usd"] == want);
   }
 }
+
+TEST_CASE("recommend costs energy at the region's electricity price, named in the assumptions",
+          "[cli][region]") {
+  // data/regions.json: eu EUR 0.2872/kWh (Eurostat, household, 2nd half 2024),
+  // here at --fx 0.5 EUR per USD so the expected dollar figure is exact.
+  auto eu = run({"recommend", "--region", "eu", "--fx", "0.5", "--budget", "10000", "--model-size",
+                 "7B", "--task", "qlora"});
+  REQUIRE(eu.exit_code == 0);
+  CHECK_THAT(eu.out, Catch::Contains("electricity at \u20ac0.287/kWh (EU household average incl. "
+                                     "taxes, Eurostat, 2nd half 2024)"));
+  CHECK_THAT(eu.out, Catch::Contains("of electricity at \u20ac0.287/kWh"));
+  const json j = recommend({"--region", "eu", "--fx", "0.5", "--budget", "10000"});
+  CHECK(j["query"]["electricity_usd_per_kwh"].get<double>() == Approx(0.5744));
+  for (const auto& b : j["builds"]) {
+    const auto& perf = b["performance"];
+    CHECK(perf["electricity_usd"].get<double>() ==
+          Approx(perf["energy_kwh"].get<double>() * 0.5744).margin(0.01));
+  }
+  // cn's figure is published in US dollars; it prints in yuan at the region's rate.
+  auto cn = run({"recommend", "--region", "cn", "--budget", "15\u4e07", "--model-size", "7B"});
+  CHECK_THAT(cn.out, Catch::Contains("electricity at \u00a50.632/kWh (China average industrial "
+                                     "rate 2024, China Briefing)"));
+  // --electricity-price stays US dollars in every region, and says so.
+  auto flag = run({"recommend", "--region", "uk", "--fx", "0.5", "--budget", "10000",
+                   "--model-size", "7B", "--electricity-price", "0.3"});
+  CHECK_THAT(flag.out, Catch::Contains("electricity at \u00a30.150/kWh (--electricity-price 0.3 "
+                                       "USD)"));
+  // us: the EIA figure, as before.
+  auto us = run({"recommend", "--budget", "10000", "--model-size", "7B"});
+  CHECK_THAT(us.out,
+             Catch::Contains("electricity at $0.125/kWh (US commercial average, EIA 2023)"));
+}
