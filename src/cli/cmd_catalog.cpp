@@ -1,6 +1,7 @@
 // `gpuadvisor catalog list|show|validate`: browse and validate catalogs.
 #include <fmt/format.h>
 
+#include "catalog_region.hpp"
 #include "cli.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/suggest.hpp"
@@ -13,6 +14,8 @@ const std::vector<std::string> kFormats{"text", "json"};
 
 struct CatalogOptions {
   std::vector<std::string> categories;
+  std::string region;             ///< list: empty = the catalog as it is, in USD
+  std::optional<std::string> fx;  ///< list --fx
   std::string id;
   std::vector<std::string> files;
 };
@@ -38,6 +41,15 @@ ExitCode run_list(const Globals& g, const CatalogOptions& o) {
   require_format(g, "catalog list", kFormats);
   const auto keys = category_keys(o.categories);
   const auto c = load_catalog(g);
+  if (!o.region.empty() || o.fx) {
+    const double fx = checked_fx(o.region, o.fx);
+    const rules::Region& r = *rules::find_region(checked_region(o.region));
+    if (g.format == "json")
+      emit(g, regional_list_json(c, keys, r, fx).dump(2) + "\n");
+    else
+      emit(g, regional_list_text(c, keys, r, fx));
+    return ExitCode::ok;
+  }
   if (g.format == "json")
     emit(g, report::catalog_list_json(c, keys).dump(2) + "\n");
   else
@@ -120,6 +132,7 @@ void register_catalog(CLI::App& app, Globals& g, Registry& r) {
 Examples:
   gpuadvisor catalog list --category gpu
   gpuadvisor catalog list --category gpu --format json
+  gpuadvisor catalog list --category gpu --region cn
   gpuadvisor catalog show rtx-4090
   gpuadvisor catalog validate my-parts.json
   gpuadvisor --catalog my-parts.json catalog list --category psu)");
@@ -132,6 +145,11 @@ Examples:
                                "architecture or source (repeatable; default all parts)")
                   ->type_name("C"),
               categories);
+  add_region_option(list, opts->region)
+      ->description(
+          "List the parts sold in this region with prices in its currency (its own prices where "
+          "the catalog has them), and the parts left out there with what replaces them");
+  add_fx_option(list, opts->fx);
   r.add(list, kFormats, [&g, opts] { return run_list(g, *opts); });
 
   CLI::App* show = cat->add_subcommand("show", "Show one part with every figure and its sources");

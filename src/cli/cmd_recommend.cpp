@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
@@ -138,9 +139,16 @@ search::Request to_request(const RecommendOptions& o) {
                       diags)) {
     req.voltage = *v;
   }
+  // The region's price (data/regions.json) unless --electricity-price, which
+  // is US dollars in every region.
+  req.electricity_usd_per_kwh = rules::electricity_usd_per_kwh(region, req.money.per_usd);
+  req.electricity_note = region.electricity.note;
   if (auto p = number(o.electricity_price, "--electricity-price", "/kWh", 0, 10,
                       "a price in USD per kWh from 0 to 10, e.g. 0.12", diags)) {
     req.electricity_usd_per_kwh = *p;
+    req.electricity_note = region.currency == "USD"
+                               ? ""
+                               : fmt::format("--electricity-price {} USD", *o.electricity_price);
   }
   if (o.clean_margin) {
     const bool pct = o.clean_margin->ends_with('%');
@@ -304,8 +312,15 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
       ->type_name("DAYS");
   out->add_option("--top", o->top, "Builds to show, one per GPU model and count (default 3)")
       ->type_name("N");
+  std::vector<std::string> prices;
+  for (const auto& reg : rules::regions()) {
+    prices.push_back(
+        fmt::format("{} {} {}", reg.id, reg.electricity.price, reg.electricity.currency));
+  }
   out->add_option("--electricity-price", o->electricity_price,
-                  "USD per kWh (default 0.125, US commercial average, EIA 2023)")
+                  fmt::format("USD per kWh, in every region (default the --region's price in "
+                              "data/regions.json: {})",
+                              fmt::join(prices, ", ")))
       ->type_name("USD");
   out->add_option("--pue", o->pue, "Facility PUE (default 1.58 for racks, 1.0 for towers)")
       ->type_name("X");

@@ -22,7 +22,8 @@ using Align = Table::Align;
 std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, decimals); }
 
 /// The price columns of every part table: what a price is and when, beside it.
-std::string price(const catalog::Price& p) { return format_money(p.usd, "USD"); }
+/// Prices in the listing's currency (`m`: USD unless `catalog list --region`).
+std::string price(const MoneyFormat& money, const catalog::Price& p) { return money(p.usd); }
 std::string price_kind(const catalog::Price& p) { return std::string(catalog::to_string(p.kind)); }
 std::string month(const catalog::Price& p) { return p.date.substr(0, 7); }
 
@@ -39,7 +40,7 @@ std::string shorten(const std::string& s, std::size_t max) {
   return out + "\u2026";
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::Gpu>) {
+std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity<catalog::Gpu>) {
   // Names are in `catalog show`; without them the list fits 100 columns.
   Table t({{"ID"},
            {"MEM GB", Align::right},
@@ -57,13 +58,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::Gpu>) {
                g.tensor_tflops_fp8 > 0 ? num(g.tensor_tflops_fp8, 1) : "-", num(g.power_w),
                std::string(catalog::to_string(g.form_factor)) +
                    (g.slot_width > 0 ? fmt::format(" {}-slot", g.slot_width) : ""),
-               g.interconnect.type, std::string(catalog::to_string(g.condition)), price(g.price),
-               price_kind(g.price), month(g.price)});
+               g.interconnect.type, std::string(catalog::to_string(g.condition)),
+               price(money, g.price), price_kind(g.price), month(g.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::Cpu>) {
+std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity<catalog::Cpu>) {
   Table t({{"ID"},
            {"SOCKET"},
            {"CORES", Align::right},
@@ -77,12 +78,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::Cpu>) {
     t.add_row({p.id, p.socket, std::to_string(p.cores),
                fmt::format("{} (gen {})", p.pcie_lanes, p.pcie_gen),
                fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w),
-               price(p.price), price_kind(p.price), month(p.price)});
+               price(money, p.price), price_kind(p.price), month(p.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::Platform>) {
+std::string table(const Catalog& c, const MoneyFormat& money,
+                  std::type_identity<catalog::Platform>) {
   Table t({{"ID"},
            {"KIND"},
            {"CPU"},
@@ -99,12 +101,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::Platform>) {
                                  : fmt::format("{} {}", catalog::to_string(p.kind), p.form_factor);
     t.add_row({p.id, kind, fmt::format("{}x {}", p.cpu_sockets, p.socket), gpus,
                fmt::format("{}x {} <={}W", p.psu_bays, p.psu_form, num(p.max_psu_w)),
-               price(p.price), price_kind(p.price), month(p.price)});
+               price(money, p.price), price_kind(p.price), month(p.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::MemoryKit>) {
+std::string table(const Catalog& c, const MoneyFormat& money,
+                  std::type_identity<catalog::MemoryKit>) {
   Table t({{"ID"},
            {"NAME"},
            {"TYPE"},
@@ -117,12 +120,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::MemoryKit>) {
     t.add_row({m.id, shorten(m.name, 30),
                fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
                fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)), num(m.capacity_gb),
-               price(m.price), price_kind(m.price), month(m.price)});
+               price(money, m.price), price_kind(m.price), month(m.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::Storage>) {
+std::string table(const Catalog& c, const MoneyFormat& money,
+                  std::type_identity<catalog::Storage>) {
   Table t({{"ID"},
            {"NAME"},
            {"TYPE"},
@@ -133,13 +137,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::Storage>) {
            {"DATE"}});
   for (const auto& s : c.storage) {
     t.add_row({s.id, shorten(s.name, 30), std::string(catalog::to_string(s.type)),
-               num(s.capacity_tb, 2), num(s.seq_read_mbs), price(s.price), price_kind(s.price),
-               month(s.price)});
+               num(s.capacity_tb, 2), num(s.seq_read_mbs), price(money, s.price),
+               price_kind(s.price), month(s.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::Psu>) {
+std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity<catalog::Psu>) {
   Table t({{"ID"},
            {"FORM"},
            {"W 230V", Align::right},
@@ -151,13 +155,14 @@ std::string table(const Catalog& c, std::type_identity<catalog::Psu>) {
            {"DATE"}});
   for (const auto& p : c.psus) {
     t.add_row({p.id, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
-               fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr), price(p.price),
-               price_kind(p.price), month(p.price)});
+               fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr),
+               price(money, p.price), price_kind(p.price), month(p.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::Cooling>) {
+std::string table(const Catalog& c, const MoneyFormat& money,
+                  std::type_identity<catalog::Cooling>) {
   Table t({{"ID"},
            {"NAME"},
            {"TYPE"},
@@ -168,12 +173,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::Cooling>) {
            {"DATE"}});
   for (const auto& x : c.cooling) {
     t.add_row({x.id, shorten(x.name, 28), std::string(catalog::to_string(x.type)), x.form,
-               num(x.capacity_w), price(x.price), price_kind(x.price), month(x.price)});
+               num(x.capacity_w), price(money, x.price), price_kind(x.price), month(x.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::CpuCooler>) {
+std::string table(const Catalog& c, const MoneyFormat& money,
+                  std::type_identity<catalog::CpuCooler>) {
   Table t({{"ID"},
            {"NAME"},
            {"TYPE"},
@@ -185,12 +191,13 @@ std::string table(const Catalog& c, std::type_identity<catalog::CpuCooler>) {
   for (const auto& x : c.cpu_coolers) {
     t.add_row({x.id, shorten(x.name, 28), x.type,
                shorten(fmt::format("{}", fmt::join(x.sockets, ",")), 24), num(x.max_cpu_w),
-               price(x.price), price_kind(x.price), month(x.price)});
+               price(money, x.price), price_kind(x.price), month(x.price)});
   }
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::ModelPreset>) {
+std::string table(const Catalog& c, const MoneyFormat& /*m*/,
+                  std::type_identity<catalog::ModelPreset>) {
   Table t({{"ID"},
            {"NAME"},
            {"PARAMS", Align::right},
@@ -208,21 +215,24 @@ std::string table(const Catalog& c, std::type_identity<catalog::ModelPreset>) {
   return t.render();
 }
 
-std::string table(const Catalog& c, std::type_identity<catalog::CloudPrice>) {
-  Table t({{"ID"}, {"GPU"}, {"PROVIDER"}, {"$/GPU-HOUR", Align::right}, {"KIND"}, {"DATE"}});
+std::string table(const Catalog& c, const MoneyFormat& money,
+                  std::type_identity<catalog::CloudPrice>) {
+  const std::string unit = money.currency == "USD" ? "$" : money.currency;
+  Table t({{"ID"}, {"GPU"}, {"PROVIDER"}, {unit + "/GPU-HOUR", Align::right}, {"KIND"}, {"DATE"}});
   for (const auto& x : c.cloud) {
-    t.add_row({x.id, x.gpu, shorten(x.provider, 30), fmt::format("{:.2f}", x.usd_per_gpu_hour),
+    t.add_row({x.id, x.gpu, shorten(x.provider, 30),
+               fmt::format("{:.2f}", money.local(x.usd_per_gpu_hour)),
                std::string(catalog::to_string(x.kind)), x.date});
   }
   return t.render();
 }
 
-std::string category_table(const Catalog& c, std::string_view key) {
+std::string category_table(const Catalog& c, const MoneyFormat& m, std::string_view key) {
   std::string out;
   catalog::for_each_category([&](const auto& cat) {
     using T = typename std::remove_cvref_t<decltype(cat)>::Part;
-    if constexpr (requires { table(c, std::type_identity<T>{}); }) {
-      if (cat.key == key) out = table(c, std::type_identity<T>{});
+    if constexpr (requires { table(c, m, std::type_identity<T>{}); }) {
+      if (cat.key == key) out = table(c, m, std::type_identity<T>{});
     }
   });
   return out;
@@ -258,7 +268,8 @@ std::vector<std::string_view> resolve(const std::vector<std::string_view>& categ
 
 }  // namespace
 
-std::string catalog_list_text(const Catalog& c, const std::vector<std::string_view>& categories) {
+std::string catalog_list_text(const Catalog& c, const std::vector<std::string_view>& categories,
+                              const MoneyFormat& money) {
   std::string out;
   for (auto key : resolve(categories)) {
     if (!out.empty()) out += "\n";
@@ -268,7 +279,7 @@ std::string catalog_list_text(const Catalog& c, const std::vector<std::string_vi
         out += "  " + terminal_safe(item.dump(), kUncapped) + "\n";
       }
     } else {
-      out += category_table(c, key);
+      out += category_table(c, money, key);
     }
   }
   return out;

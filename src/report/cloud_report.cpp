@@ -23,23 +23,25 @@ constexpr std::size_t kShownOffers = 5;
 
 }  // namespace
 
-ordered_json cloud_json(const std::vector<search::CloudOption>& cloud) {
+ordered_json cloud_json(const std::vector<search::CloudOption>& cloud, const MoneyFormat& money) {
   ordered_json out = ordered_json::array();
   for (const auto& c : cloud) {
     out.push_back({{"id", c.id},
                    {"gpu", {{"id", c.gpu}, {"name", c.gpu_name}, {"count", c.gpus}}},
                    {"provider", c.provider},
                    {"usd_per_gpu_hour", c.usd_per_gpu_hour},
+                   {"per_gpu_hour", cents(money.local(c.usd_per_gpu_hour))},
                    {"price_date", c.date},
                    {"time_hours", std::round(c.hours * 1000) / 1000},
                    {"gpu_hours", std::round(c.gpu_hours * 1000) / 1000},
                    {"cost_usd", cents(c.cost_usd)},
+                   {"cost", cents(money.local(c.cost_usd))},
                    {"changes", c.changes}});
   }
   return out;
 }
 
-ordered_json rent_json(const std::optional<search::BuyVsRent>& r) {
+ordered_json rent_json(const std::optional<search::BuyVsRent>& r, const MoneyFormat& money) {
   if (!r) return nullptr;
   return {{"cloud", r->cloud.id},
           {"horizon_months", r->horizon_months},
@@ -47,35 +49,37 @@ ordered_json rent_json(const std::optional<search::BuyVsRent>& r) {
           {"jobs", std::round(r->jobs * 1000) / 1000},
           {"own_usd", cents(r->own_usd)},
           {"rent_usd", cents(r->rent_usd)},
+          {"own", cents(money.local(r->own_usd))},
+          {"rent", cents(money.local(r->rent_usd))},
           {"break_even_months", r->break_even_months
                                     ? ordered_json(std::round(*r->break_even_months * 10) / 10)
                                     : ordered_json(nullptr)}};
 }
 
 std::string cloud_text(const std::vector<search::CloudOption>& cloud, bool training,
-                       std::size_t width) {
+                       std::size_t width, const MoneyFormat& money) {
   if (cloud.empty()) return "";
   std::string out = "\nThe same job in the cloud (the catalog's dated on-demand prices):\n";
   for (std::size_t i = 0; i < cloud.size() && i < kShownOffers; ++i) {
     const auto& c = cloud[i];
-    std::string line =
-        fmt::format("{}x {} at {} (${:.2f}/GPU-h, {}): {} to {}, {} GPU-hours, {}", c.gpus,
-                    terminal_safe(c.gpu_name), terminal_safe(c.provider), c.usd_per_gpu_hour,
-                    terminal_safe(c.date), format_duration_hours(c.hours),
-                    training ? "train" : "run", format_number(c.gpu_hours), format_usd(c.cost_usd));
+    std::string line = fmt::format("{}x {} at {} ({}/GPU-h, {}): {} to {}, {} GPU-hours, {}",
+                                   c.gpus, terminal_safe(c.gpu_name), terminal_safe(c.provider),
+                                   money(c.usd_per_gpu_hour, 2), terminal_safe(c.date),
+                                   format_duration_hours(c.hours), training ? "train" : "run",
+                                   format_number(c.gpu_hours), money(c.cost_usd));
     if (!c.changes.empty()) line += fmt::format(" ({})", fmt::join(c.changes, ", "));
     out += fmt::format("  - {}\n", wrap_text(line, width, 4, 4));
   }
   return out;
 }
 
-std::string rent_text(const search::BuyVsRent& r) {
+std::string rent_text(const search::BuyVsRent& r, const MoneyFormat& money) {
   const search::CloudOption* c = &r.cloud;
   std::string s = fmt::format(
       "over {:g} months at {:.0f} % use ({} jobs): owning {} (price and electricity), renting "
       "the same work on {}x {} {}",
       r.horizon_months, r.utilisation * 100, format_number(r.jobs, r.jobs < 10 ? 1 : 0),
-      format_usd(r.own_usd), c->gpus, terminal_safe(c->gpu_name), format_usd(r.rent_usd));
+      money(r.own_usd), c->gpus, terminal_safe(c->gpu_name), money(r.rent_usd));
   if (!r.break_even_months) return s + "; renting is cheaper at any use";
   const double m = *r.break_even_months;
   if (m > r.horizon_months) {

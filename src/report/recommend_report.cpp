@@ -156,7 +156,7 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
       {"clean_usd",
        c.clean_price > 0 ? ordered_json(search::to_usd(c.clean_price)) : ordered_json(nullptr)},
       {"note", b.clean_note.empty() ? ordered_json(nullptr) : ordered_json(b.clean_note)}};
-  j["buy_vs_rent"] = rent_json(b.rent);
+  j["buy_vs_rent"] = rent_json(b.rent, req.money);
   j["tips"] = b.tips;
   j["spec"] = recommend_spec(b, r, req);
   return j;
@@ -254,13 +254,12 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                             format_duration_hours(k.time_hours), format_number(k.gpu_hours)),
                 st.width);
   out += detail("energy",
-                fmt::format("{} kWh at the wall (PUE {}): {} of electricity at "
-                            "${:.3f}/kWh",
+                fmt::format("{} kWh at the wall (PUE {}): {} of electricity at {}/kWh",
                             format_number(b.energy_kwh), b.pue, req.money(b.electricity_usd),
-                            req.electricity_usd_per_kwh),
+                            req.money(req.electricity_usd_per_kwh, 3)),
                 st.width);
   if (!b.clean_note.empty()) out += detail("warnings", b.clean_note, st.width);
-  if (b.rent) out += detail("rent", rent_text(*b.rent), st.width);
+  if (b.rent) out += detail("rent", rent_text(*b.rent, req.money), st.width);
   for (const auto& f : b.findings) {
     const std::string label = std::string(rules::to_string(f.severity));
     const std::string styled = f.severity == rules::Severity::error     ? st.error(label)
@@ -375,7 +374,7 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
   q["max_days"] = req.max_days;
   q["assumptions"] = r.assumptions;
   j["query"] = std::move(q);
-  j["cloud"] = cloud_json(r.cloud);
+  j["cloud"] = cloud_json(r.cloud, req.money);
   ordered_json builds = ordered_json::array();
   for (const auto& b : r.builds) builds.push_back(build_json(b, r, req));
   j["builds"] = std::move(builds);
@@ -438,7 +437,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
     out += '\n';
     out += build_text(b, req, st, fmt::format("#{}", b.rank));
   }
-  out += cloud_text(r.cloud, r.workload.training(), st.width);
+  out += cloud_text(r.cloud, r.workload.training(), st.width, req.money);
   for (const auto& n : r.notes) {
     out += fmt::format("\n{}\n", wrap_text(fmt::format("Note: {}", n), st.width, 0, 2));
   }

@@ -40,6 +40,24 @@ ExchangeRate read_fx(const nlohmann::json& v, const std::string& path, const std
   return fx;
 }
 
+Electricity read_electricity(const nlohmann::json& v, const std::string& path,
+                             const std::string& file, Diagnostics& out) {
+  static constexpr std::string_view kKinds[] = {"household", "commercial", "industrial"};
+  ObjectReader r(v, path, file, out);
+  Electricity e;
+  e.price = r.number("price", 0, 1000).value_or(0);
+  e.currency = r.string("currency").value_or("");
+  if (find_currency(e.currency) == nullptr) {
+    r.error("currency", fmt::format("expected {}, got \"{}\"", currency_list(), e.currency));
+  }
+  if (auto k = r.choice("kind", kKinds)) e.kind = kKinds[*k];
+  e.date = r.string("date").value_or("");
+  e.note = r.string("note").value_or("");
+  e.source = r.string("source").value_or("");
+  r.finish();
+  return e;
+}
+
 struct RegionsFile {
   std::vector<Region> regions;
   std::vector<Unavailable> availability;
@@ -89,6 +107,9 @@ RegionsFile parse_regions(std::string_view text, const std::string& file) {
         r.error("currency", fmt::format("expected {}, got \"{}\"", currency_list(), g.currency));
       }
       if (const auto* fx = r.object("fx")) g.fx = read_fx(*fx, r.child_path("fx"), file, out);
+      if (const auto* e = r.object("electricity")) {
+        g.electricity = read_electricity(*e, r.child_path("electricity"), file, out);
+      }
       if (const auto* o = r.object("outlet")) {
         g.outlet = read_circuit(*o, r.child_path("outlet"), file, out, false);
       }

@@ -52,6 +52,11 @@ catalog::Catalog regional_catalog(const catalog::Catalog& c, const Region& r, do
 
 MoneyFormat money_format(const Region& r, double per_usd) { return {r.currency, per_usd}; }
 
+double electricity_usd_per_kwh(const Region& r, double per_usd) {
+  const double rate = rate_for(r.electricity.currency, r, per_usd);
+  return rate > 0 ? r.electricity.price / rate : 0;
+}
+
 double rate_for(std::string_view currency, const Region& r, double per_usd) {
   if (currency == "USD") return 1;
   if (currency == r.currency) return per_usd;

@@ -485,10 +485,9 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
               : fmt::format("PUE {} for rack servers (data-center average, Uptime Institute 2023), "
                             "{} for towers",
                             kRackPue, kTowerPue));
-  out.assumptions.push_back(fmt::format("electricity at ${:.3f}/kWh{}", req.electricity_usd_per_kwh,
-                                        req.electricity_usd_per_kwh == kDefaultElectricityUsdPerKwh
-                                            ? " (US commercial average, EIA 2023)"
-                                            : ""));
+  out.assumptions.push_back(
+      fmt::format("electricity at {}/kWh{}", req.money(req.electricity_usd_per_kwh, 3),
+                  req.electricity_note.empty() ? "" : fmt::format(" ({})", req.electricity_note)));
 
   Context ctx(cat, rules, out.workload, out.site, data.plan);
   ctx.set_rack_site(rack_site);

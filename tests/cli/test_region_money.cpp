@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
@@ -155,4 +156,133 @@ TEST_CASE("the price-overlay example layers a quote over the embedded price", "[
   REQUIRE(list.exit_code == 0);
   CHECK_THAT(list.out, Catch::Contains("$3,059 street   2026-01"));
   CHECK_THAT(list.out, Catch::Contains("$700 used     2026-06"));
+}
+
+TEST_CASE("recommend --region eu prints the cloud comparison and buy-vs-rent in euros",
+          "[cli][region]") {
+  // The cloud offers are dated USD prices; the report converts them at the
+  // region's rate (--fx here, so the expected amounts do not move with the data).
+  auto r = run({"recommend", "--region", "eu", "--fx", "0.5", "--budget", "10000", "--model-size",
+                "7B", "--task", "qlora"});
+  REQUIRE(r.exit_code == 0);
+  const json j = recommend({"--region", "eu", "--fx", "0.5", "--budget", "10000"});
+  REQUIRE_FALSE(j["cloud"].empty());
+  for (const auto& c : j["cloud"]) {
+    CHECK(c["per_gpu_hour"].get<double>() ==
+          Approx(c["usd_per_gpu_hour"].get<double>() * 0.5).margin(0.005));
+    CHECK(c["cost"].get<double>() == Approx(c["cost_usd"].get<double>() * 0.5).margin(0.01));
+  }
+  // The text shows the cheapest offer's rate to the cent, in euros, and no dollar rate.
+  CHECK_THAT(r.out,
+             Catch::Contains(fmt::format("(\u20ac{:.2f}/GPU-h, ",
+                                         j["cloud"][0]["usd_per_gpu_hour"].get<double>() * 0.5)));
+  CHECK_THAT(r.out, !Catch::Contains("($"));
+  const auto& rent = j["builds"][0]["buy_vs_rent"];
+  REQUIRE(rent.is_object());
+  CHECK(rent["own"].get<double>() == Approx(rent["own_usd"].get<double>() * 0.5).margin(0.01));
+  CHECK(rent["rent"].get<double>() == Approx(rent["rent_usd"].get<double>() * 0.5).margin(0.01));
+}
+
+TEST_CASE("catalog list --region: the parts sold there, in its currency, and what is left out",
+          "[cli][region]") {
+  auto cn = run({"catalog", "list", "--category", "gpu", "--region", "cn", "--fx", "7"});
+  REQUIRE(cn.exit_code == 0);
+  CHECK(
+      cn.out.starts_with("Region cn (China): prices in CNY at 7 per US dollar (--fx); parts "
+                         "not sold there left out.\n\ngpus ("));
+  // Export-controlled cards are left out of the table and listed with their replacement.
+  CHECK_THAT(cn.out, !Catch::Contains("\nrtx-4090 "));
+  CHECK_THAT(cn.out, Catch::Contains("\nrtx-4090d "));
+  CHECK_THAT(cn.out, Catch::Contains("  - gpus rtx-4090 (instead: rtx-4090d): RTX 4090 "
+                                     "export-controlled to China since 2023-11-17"));
+  CHECK_THAT(cn.out, Catch::Contains("\u00a5"));
+
+  auto j = run(
+      {"catalog", "list", "--category", "gpu", "--region", "cn", "--fx", "7", "--format", "json"});
+  REQUIRE(j.exit_code == 0);
+  const json out = json::parse(j.out);
+  CHECK(out["region"] == json{{"id", "cn"},
+                              {"currency", "CNY"},
+                              {"per_usd", 7.0},
+                              {"fx_kind", "override"},
+                              {"fx_date", nullptr}});
+  std::set<std::string> ids;
+  for (const auto& g : out["categories"]["gpus"]) ids.insert(g["id"].get<std::string>());
+  CHECK_FALSE(ids.contains("rtx-4090"));
+  CHECK(ids.contains("rtx-4090d"));
+  REQUIRE(out["regional_prices"].size() == out["categories"]["gpus"].size());
+  for (std::size_t i = 0; i < out["regional_prices"].size(); ++i) {
+    const auto& p = out["regional_prices"][i];
+    const auto& g = out["categories"]["gpus"][i];
+    CHECK(p["id"] == g["id"]);
+    CHECK(p["amount"].get<double>() == Approx(g["price"]["usd"].get<double>() * 7).margin(0.005));
+  }
+  bool listed = false;
+  for (const auto& u : out["unavailable"]) {
+    if (u["id"] == "rtx-4090") {
+      listed = true;
+      CHECK(u["alternative"] == "rtx-4090d");
+    }
+  }
+  CHECK(listed);
+
+  // Without --region the listing stays the catalog as it is, in US dollars.
+  auto plain = run({"catalog", "list", "--category", "gpu"});
+  CHECK(plain.out.starts_with("gpus ("));
+  CHECK_THAT(plain.out, Catch::Contains("\nrtx-4090 "));
+  CHECK_THAT(run({"catalog", "list", "--region", "mars"}).err,
+             Catch::Contains("gpuadvisor: error: --region: expected one of us, eu, uk, cn, jp, got "
+                             "\"mars\""));
+  auto usd_fx = run({"catalog", "list", "--fx", "2"});
+  CHECK(usd_fx.exit_code == 2);
+  CHECK(usd_fx.err ==
+        "gpuadvisor: error: --fx: region us counts in USD; --fx is the rate of another region's "
+        "currency (--region eu, uk, cn or jp)\n");
+}
+
+TEST_CASE("the EUR, GBP and JPY rates are the ECB reference rates of 2026-04-13", "[region]") {
+  // 1 EUR = 1.1684 USD, 0.87058 GBP, 186.75 JPY (data/regions.json, docs/sources.md).
+  auto r = run({"catalog", "list", "--category", "cloud", "--region", "uk", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["region"]["per_usd"] == 0.7451);
+  CHECK(j["region"]["fx_kind"] == "reference");
+  CHECK(j["region"]["fx_date"] == "2026-04-13");
+  for (const auto& [id, want] : {std::pair{"eu", 0.8559}, std::pair{"jp", 159.83}}) {
+    const json k = json::parse(
+        run({"catalog", "list", "--category", "cloud", "--region", id, "--format", "json"}).out);
+    CHECK(k["region"]["per_usd"] == want);
+  }
+}
+
+TEST_CASE("recommend costs energy at the region's electricity price, named in the assumptions",
+          "[cli][region]") {
+  // data/regions.json: eu EUR 0.2872/kWh (Eurostat, household, 2nd half 2024),
+  // here at --fx 0.5 EUR per USD so the expected dollar figure is exact.
+  auto eu = run({"recommend", "--region", "eu", "--fx", "0.5", "--budget", "10000", "--model-size",
+                 "7B", "--task", "qlora"});
+  REQUIRE(eu.exit_code == 0);
+  CHECK_THAT(eu.out, Catch::Contains("electricity at \u20ac0.287/kWh (EU household average incl. "
+                                     "taxes, Eurostat, 2nd half 2024)"));
+  CHECK_THAT(eu.out, Catch::Contains("of electricity at \u20ac0.287/kWh"));
+  const json j = recommend({"--region", "eu", "--fx", "0.5", "--budget", "10000"});
+  CHECK(j["query"]["electricity_usd_per_kwh"].get<double>() == Approx(0.5744));
+  for (const auto& b : j["builds"]) {
+    const auto& perf = b["performance"];
+    CHECK(perf["electricity_usd"].get<double>() ==
+          Approx(perf["energy_kwh"].get<double>() * 0.5744).margin(0.01));
+  }
+  // cn's figure is published in US dollars; it prints in yuan at the region's rate.
+  auto cn = run({"recommend", "--region", "cn", "--budget", "15\u4e07", "--model-size", "7B"});
+  CHECK_THAT(cn.out, Catch::Contains("electricity at \u00a50.632/kWh (China average industrial "
+                                     "rate 2024, China Briefing)"));
+  // --electricity-price stays US dollars in every region, and says so.
+  auto flag = run({"recommend", "--region", "uk", "--fx", "0.5", "--budget", "10000",
+                   "--model-size", "7B", "--electricity-price", "0.3"});
+  CHECK_THAT(flag.out, Catch::Contains("electricity at \u00a30.150/kWh (--electricity-price 0.3 "
+                                       "USD)"));
+  // us: the EIA figure, as before.
+  auto us = run({"recommend", "--budget", "10000", "--model-size", "7B"});
+  CHECK_THAT(us.out,
+             Catch::Contains("electricity at $0.125/kWh (US commercial average, EIA 2023)"));
 }

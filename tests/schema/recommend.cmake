@@ -14,3 +14,5 @@ gpuadvisor_schema_test(recommend_over_budget recommend.schema.json 1
   recommend --budget 20000 --model-size 7B --task pretrain --format json)
 gpuadvisor_schema_test(recommend_no_build recommend.schema.json 1
   recommend --budget 50000 --model-size 1T --task finetune --format json)
+gpuadvisor_schema_test(recommend_region_eu_cloud recommend.schema.json 0
+  recommend --region eu --budget 20000 --model-size 7B --task qlora --format json)

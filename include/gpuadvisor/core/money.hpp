@@ -46,8 +46,9 @@ struct Amount {
 [[nodiscard]] gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
                                                                      std::string_view local);
 
-/// "$1,234", "¥150,000", "€1,234": whole units, thousands separated by commas.
-[[nodiscard]] std::string format_money(double amount, std::string_view currency);
+/// "$1,234", "¥150,000", "€1,234": whole units, thousands separated by commas;
+/// with `decimals`, that many places after the point ("$2.49", "¥17.88").
+[[nodiscard]] std::string format_money(double amount, std::string_view currency, int decimals = 0);
 
 /// How a report shows amounts kept in US dollars: in `currency` at `per_usd`
 /// units per dollar (1 for USD).
@@ -55,8 +56,8 @@ struct MoneyFormat {
   std::string currency = "USD";
   double per_usd = 1;
   [[nodiscard]] double local(double usd) const { return usd * per_usd; }
-  [[nodiscard]] std::string operator()(double usd) const {
-    return format_money(local(usd), currency);
+  [[nodiscard]] std::string operator()(double usd, int decimals = 0) const {
+    return format_money(local(usd), currency, decimals);
   }
 };
 

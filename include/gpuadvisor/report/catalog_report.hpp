@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/core/money.hpp"
 
 namespace gpuadvisor::report {
 
@@ -16,8 +17,10 @@ inline constexpr int kCatalogOutputSchemaVersion = 1;
 [[nodiscard]] std::vector<std::string_view> listed_categories();
 
 /// `categories` are JSON keys ("gpus"); empty = all listed categories.
+/// Prices print in `money`'s currency (`catalog list --region`).
 [[nodiscard]] std::string catalog_list_text(const catalog::Catalog& c,
-                                            const std::vector<std::string_view>& categories);
+                                            const std::vector<std::string_view>& categories,
+                                            const MoneyFormat& money = {});
 [[nodiscard]] nlohmann::ordered_json catalog_list_json(
     const catalog::Catalog& c, const std::vector<std::string_view>& categories);
 

@@ -32,6 +32,16 @@ struct ExchangeRate {
   std::string source;
 };
 
+/// The electricity price a region's energy cost is computed at, as published.
+struct Electricity {
+  double price = 0;      ///< per kWh, in `currency`
+  std::string currency;  ///< as the source states it ("EUR"; cn: a USD figure)
+  std::string kind;      ///< customer class: "household", "commercial" or "industrial"
+  std::string date;      ///< YYYY-MM-DD
+  std::string note;      ///< what it is, for the report: "US commercial average, EIA 2023"
+  std::string source;
+};
+
 /// A part not sold in some regions (export-controlled there, or a SKU made
 /// for another market), with the part sold there instead.
 struct Unavailable {
@@ -48,6 +58,7 @@ struct Region {
   std::string name;      ///< "United States"
   std::string currency;  ///< ISO code of amounts in and out: "USD", "CNY"
   ExchangeRate fx;
+  Electricity electricity;
   Circuit outlet;                 ///< default for towers
   Circuit feed;                   ///< default for rack servers
   std::vector<Circuit> circuits;  ///< standard circuits, smallest first
@@ -74,6 +85,10 @@ inline constexpr std::string_view kDefaultRegion = "us";
 /// place of the USD price. The search runs on this copy unchanged.
 [[nodiscard]] catalog::Catalog regional_catalog(const catalog::Catalog& c, const Region& r,
                                                 double per_usd);
+
+/// The region's electricity price in US dollars per kWh, its own currency
+/// converted at `per_usd`.
+[[nodiscard]] double electricity_usd_per_kwh(const Region& r, double per_usd);
 
 /// How a report in region `r` shows amounts (its currency at `per_usd`).
 [[nodiscard]] MoneyFormat money_format(const Region& r, double per_usd);

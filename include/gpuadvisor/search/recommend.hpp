@@ -14,6 +14,7 @@
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/rules/build.hpp"
 #include "gpuadvisor/rules/finding.hpp"
+#include "gpuadvisor/rules/region.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/search/cloud.hpp"
 #include "gpuadvisor/search/search.hpp"
@@ -21,11 +22,6 @@
 
 namespace gpuadvisor::search {
 
-/// Default electricity price, USD per kWh: the US average retail price to
-/// commercial customers, 12.52 cents/kWh in March 2023 (EIA Electric Power
-/// Monthly; state averages 2023 in EIA's Electric Power Annual range from
-/// 7.4 to 39 cents). Override with --electricity-price.
-inline constexpr double kDefaultElectricityUsdPerKwh = 0.125;
 /// Power usage effectiveness of a rack server's data center: the industry
 /// average 1.58 of 2023 (Uptime Institute Global Data Center Survey 2023).
 inline constexpr double kRackPue = 1.58;
@@ -59,7 +55,12 @@ struct Request {
   MoneyFormat money;
   std::optional<double> dataset_gb;  ///< --dataset-gb; default from the tokens
   std::optional<int> checkpoints;    ///< checkpoints kept; default the rules' STOR002 value
-  double electricity_usd_per_kwh = kDefaultElectricityUsdPerKwh;
+  /// The price energy is costed at (--electricity-price, else the region's in
+  /// data/regions.json), and what it is for the assumptions ("US commercial
+  /// average, EIA 2023"; empty for a price given without a note).
+  double electricity_usd_per_kwh =
+      rules::electricity_usd_per_kwh(*rules::find_region(rules::kDefaultRegion), 1);
+  std::string electricity_note = rules::find_region(rules::kDefaultRegion)->electricity.note;
   /// --clean-margin: how much more (a share of the build's price) a build
   /// without avoidable warnings may cost and still be chosen over the cheapest.
   double clean_margin = kDefaultCleanMargin;

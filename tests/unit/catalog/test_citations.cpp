@@ -109,7 +109,16 @@ TEST_CASE("regions.json: currencies, dated rates and availability of real parts"
     CHECK(r.fx.per_usd > 0);
     CHECK(r.fx.date.size() == 10);
     CHECK(!r.fx.source.empty());
+    // The electricity price energy is costed at: dated, classed, cited.
+    CHECK(r.electricity.price > 0);
+    CHECK(find_currency(r.electricity.currency) != nullptr);
+    CHECK(r.electricity.date.size() == 10);
+    CHECK(!r.electricity.kind.empty());
+    CHECK(!r.electricity.note.empty());
+    CHECK(r.electricity.source.find("https://") != std::string::npos);
   }
+  CHECK(rules::electricity_usd_per_kwh(*rules::find_region("us"), 1) == 0.125);
+  CHECK(rules::electricity_usd_per_kwh(*rules::find_region("eu"), 0.5) == Approx(0.5744));
   CHECK(rules::find_region("cn")->currency == "CNY");
   CHECK(rules::find_region("cn")->fx.per_usd == 7.18);
   CHECK(rules::find_region("jp")->currency == "JPY");
