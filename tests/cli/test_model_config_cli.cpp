@@ -57,8 +57,8 @@ TEST_CASE("estimate --model-config refuses a bad file with its path, exit 2", "[
     CHECK_THAT(r.err, Catch::StartsWith("gpuadvisor: error: " + kDir + "absent.json: "));
   }
   SECTION("with a preset") {
-    auto r = run({"estimate", "--model-config", kDir + "llama-3.2-3b/config.json", "--model",
-                  "gpt2"});
+    auto r =
+        run({"estimate", "--model-config", kDir + "llama-3.2-3b/config.json", "--model", "gpt2"});
     CHECK(r.exit_code == 2);
     CHECK(r.err ==
           "gpuadvisor: error: --model: give one model: --model, --model-size or --model-config\n");

@@ -84,9 +84,10 @@ TEST_CASE("the sweep's advice invariants hold on every build, and its counts are
       }
     }
   }
-  INFO(fmt::format("runs {}, with builds {}, nothing fits {}, builds {}, #1 accepting an "
-                   "avoidable warning {}",
-                   s.runs, s.with_builds, s.nothing_fits, s.builds, s.first_with_avoidable));
+  INFO(
+      fmt::format("runs {}, with builds {}, nothing fits {}, builds {}, #1 accepting an "
+                  "avoidable warning {}",
+                  s.runs, s.with_builds, s.nothing_fits, s.builds, s.first_with_avoidable));
   CHECK(s.runs == 72);
   CHECK(s.bronze_first_over_5k == 0);
   CHECK(s.inside_margin == 0);
