@@ -479,6 +479,30 @@ CpuCooler read_entry(std::type_identity<CpuCooler>, ObjectReader& r, Ctx& ctx) {
   return c;
 }
 
+/// The optional fields of a preset: explicit head size, experts, sliding window.
+void read_model_shape_extras(ObjectReader& r, ModelPreset& m) {
+  const auto opt = Need::optional;
+  assign(m.head_dim, r.integer("head_dim", 0, 100000, opt));
+  assign(m.experts, r.integer("experts", 0, 100000, opt));
+  assign(m.experts_per_token, r.integer("experts_per_token", 0, 100000, opt));
+  assign(m.expert_ffn, r.integer("expert_ffn", 0, 10000000, opt));
+  assign(m.shared_experts, r.integer("shared_experts", 0, 100000, opt));
+  assign(m.shared_expert_ffn, r.integer("shared_expert_ffn", 0, 10000000, opt));
+  assign(m.dense_layers, r.integer("dense_layers", 0, 10000, opt));
+  assign(m.moe_every, r.integer("moe_every", 1, 10000, opt));
+  assign(m.sliding_window, r.integer("sliding_window", 0, 100000000, opt));
+  assign(m.sliding_window_layers, r.integer("sliding_window_layers", 0, 10000, opt));
+  if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts)) {
+    r.error("experts_per_token",
+            fmt::format("expected 1 to {} (the experts), got {}", m.experts, m.experts_per_token));
+  }
+  if (m.experts > 0 && m.expert_ffn < 1) r.error("expert_ffn", "a MoE preset needs expert_ffn");
+  if (m.sliding_window_layers > m.layers) {
+    r.error("sliding_window_layers", fmt::format("expected at most the {} layers, got {}", m.layers,
+                                                 m.sliding_window_layers));
+  }
+}
+
 ModelPreset read_entry(std::type_identity<ModelPreset>, ObjectReader& r, Ctx& ctx) {
   ModelPreset m;
   m.id = read_id(r);
@@ -497,6 +521,7 @@ ModelPreset read_entry(std::type_identity<ModelPreset>, ObjectReader& r, Ctx& ct
   assign(m.gated_ffn, r.boolean("gated_ffn"));
   assign(m.tied_embeddings, r.boolean("tied_embeddings"));
   assign(m.flash_attention, r.boolean("flash_attention"));
+  read_model_shape_extras(r, m);
   assign(m.flops_per_sample, r.number("flops_per_sample", 0, 1e18));
   assign(m.image_size, r.integer("image_size", 0, 100000));
   assign(m.activation_bytes_per_sample, r.number("activation_bytes_per_sample", 0, 1e13));

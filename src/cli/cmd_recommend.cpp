@@ -115,7 +115,7 @@ search::Request to_request(const RecommendOptions& o) {
   } else {
     c.budget = search::to_cents(*usd);
   }
-  if (!o.workload.model && !o.workload.model_size) {
+  if (!o.workload.model && !o.workload.model_size && !o.workload.model_config) {
     diags.push_back(
         {"--model-size", "", "required (or --model PRESET): the model's parameters, e.g. 7B"});
   }

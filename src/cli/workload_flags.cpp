@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/hf_config.hpp"
 
 namespace gpuadvisor::cli {
 namespace {
@@ -97,6 +98,10 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
       });
   opt(g, "--model-size", f.model_size, "Parameters, instead of a preset: 125M, 6.7B, 1.5T, 7e9",
       "N");
+  opt(g, "--model-config", f.model_config,
+      "A Hugging Face config.json, instead of a preset (Llama, Mistral, Mixtral, Qwen2, "
+      "Qwen2-MoE, Gemma, Gemma 2, Phi, Phi-3, GPT-NeoX, BLOOM)",
+      "FILE");
   set_choices(
       opt(g, "--task", f.task,
           fmt::format("pretrain, finetune, lora, qlora or inference (default {})", task_default),
@@ -177,6 +182,7 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
   const std::pair<const char*, const std::optional<std::string>*> flags[] = {
       {"--model", &f.model},
       {"--model-size", &f.model_size},
+      {"--model-config", &f.model_config},
       {"--task", &f.task},
       {"--precision", &f.precision},
       {"--optimizer", &f.optimizer},
@@ -217,6 +223,14 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
       in.model = *f.model;
   }
   in.model_size = counted(f.model_size, "--model-size", diags);
+  if (f.model_config) {
+    auto def = load_hf_config(*f.model_config);
+    if (def) {
+      in.model_definition = std::move(*def);
+    } else {
+      diags.insert(diags.end(), def.error().begin(), def.error().end());
+    }
+  }
   in.task = named<Task>(f.task, "--task", kTaskNames, parse_task, diags);
   in.precision =
       named<Precision>(f.precision, "--precision", kPrecisionNames, parse_precision, diags);

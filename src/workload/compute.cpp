@@ -30,11 +30,18 @@ double peak_tflops(const catalog::Gpu& g, Precision p, std::vector<std::string>*
   }
 }
 
+/// Attention FLOPs per token, forward: 4·q_dim per attended key and layer
+/// (QKᵀ and AV); windowed layers attend to the window only.
+double attention_forward(const Architecture& a, int seq) {
+  return k::kAttnForward * d(a.layers) * d(a.q_dim()) * a.attended(d(seq));
+}
+
 /// Training FLOPs per token: dense (6N, 4N + adapters for LoRA/QLoRA, +2N with
 /// recompute) and attention (12·L·h·s, +4·L·h·s with recompute).
 std::pair<double, double> training_flops_per_token(const Workload& w) {
   const auto& a = w.arch;
-  const double N = a.params;
+  // Mixture of experts: each token passes through its k experts only.
+  const double N = w.counts.active;
   double dense = 0;
   if (w.adapters()) {
     dense = (k::kFlopsForward + k::kFlopsBackwardFrozen) * N +
@@ -42,7 +49,7 @@ std::pair<double, double> training_flops_per_token(const Workload& w) {
   } else {
     dense = (k::kFlopsForward + k::kFlopsBackward) * N;
   }
-  const double attn_fwd = k::kAttnForward * d(a.layers) * d(a.hidden) * d(w.seq_len);
+  const double attn_fwd = attention_forward(a, w.seq_len);
   double attention = 3 * attn_fwd;
   // Recompute runs one more forward of the checkpointed layers (all, or every
   // other one for selective) at the same utilisation as the rest.
@@ -160,8 +167,7 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
   } else if (w.task == Task::inference) {
     // Decode: each step produces one token per sequence and streams the
     // weights and KV cache once; compute rarely limits it.
-    const double flops_tok =
-        k::kFlopsForward * a.params + 2 * d(a.layers) * d(a.hidden) * d(w.seq_len) * 2;
+    const double flops_tok = k::kFlopsForward * w.counts.active + attention_forward(a, w.seq_len);
     const auto mem =
         detail::memory(a, w.counts, detail::settings_of(w), g.tensor_tflops_fp8 > 0, gpus);
     const double bytes_step = (mem.weights + mem.kv_cache) * n;
@@ -173,7 +179,7 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
     c.tokens_per_second = d(w.batch_size) / step;
     c.samples_per_second = c.tokens_per_second / std::max(1, w.seq_len);
     c.flops_per_token = flops_tok;
-    c.dense_flops = k::kFlopsForward * a.params * w.tokens;
+    c.dense_flops = k::kFlopsForward * w.counts.active * w.tokens;
     c.attention_flops = c.flops_per_token * w.tokens - c.dense_flops;
     c.total_flops = c.flops_per_token * w.tokens;
     c.achieved_tflops_per_gpu = c.tokens_per_second * flops_tok / n / 1e12;

@@ -15,29 +15,54 @@ namespace {
 
 double d(int v) { return static_cast<double>(v); }
 
-/// Σ (d_in + d_out) over the adapted matrices of one layer, and their count.
-/// A GELU FFN has no gate: "gate" selects nothing there.
-std::pair<double, int> adapted_edges(const Architecture& a, std::uint8_t t) {
-  const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn);
+/// Σ (d_in + d_out) over the adapted matrices of all layers, and the adapted
+/// matrices one token passes through in a layer (MoE: its k experts). A GELU
+/// FFN has no gate: "gate" selects nothing there. PEFT's all-linear also takes
+/// a MoE router (h -> experts, a few thousand parameters); it is left out.
+struct Adapted {
   double edges = 0;
-  int count = 0;
-  auto add = [&](std::uint8_t bit, double e) {
+  double matrices = 0;  ///< adapted matrices in all layers
+  int per_token = 0;
+};
+Adapted adapted_edges(const Architecture& a, std::uint8_t t) {
+  const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim());
+  double attention = 0;
+  int attention_count = 0;
+  auto add = [&](double& sum, int& count, std::uint8_t bit, double e) {
     if ((t & bit) == 0) return;
-    edges += e;
+    sum += e;
     ++count;
   };
-  add(kLoraQ, 2 * h);
-  add(kLoraK, h + kv);
-  add(kLoraV, h + kv);
-  add(kLoraO, 2 * h);
-  if (a.gated_ffn) add(kLoraGate, h + f);
-  add(kLoraUp, h + f);
-  add(kLoraDown, h + f);
-  return {edges, count};
+  add(attention, attention_count, kLoraQ, h + q);
+  add(attention, attention_count, kLoraK, h + kv);
+  add(attention, attention_count, kLoraV, h + kv);
+  add(attention, attention_count, kLoraO, q + h);
+  // One FFN of inner size f: its adapted edges and matrices.
+  auto ffn = [&](double f) {
+    double e = 0;
+    int n = 0;
+    if (a.gated_ffn) add(e, n, kLoraGate, h + f);
+    add(e, n, kLoraUp, h + f);
+    add(e, n, kLoraDown, h + f);
+    return std::pair{e, n};
+  };
+  const double moe_l = d(a.moe_layers());
+  const double dense_l = d(a.layers) - moe_l;
+  const auto [dense_e, dense_n] = ffn(d(a.ffn));
+  const auto [expert_e, expert_n] = ffn(d(a.expert_ffn));
+  const auto [shared_e, shared_n] = ffn(d(a.shared_expert_ffn));
+  Adapted r;
+  r.edges = d(a.layers) * attention + dense_l * dense_e;
+  r.matrices = d(a.layers) * attention_count + dense_l * dense_n;
+  r.per_token = attention_count + dense_n;
+  if (moe_l > 0) {
+    const bool shared = a.shared_expert_ffn > 0;
+    r.edges += moe_l * (d(a.experts) * expert_e + (shared ? shared_e : 0));
+    r.matrices += moe_l * (d(a.experts) * expert_n + (shared ? shared_n : 0));
+    r.per_token = attention_count + a.experts_per_token * expert_n + (shared ? shared_n : 0);
+  }
+  return r;
 }
-
-/// Σ (d_in + d_out) over every matrix of a layer (Adafactor's factored state).
-double layer_matrix_edges(const Architecture& a) { return adapted_edges(a, kLoraAllLinear).first; }
 
 }  // namespace
 
@@ -59,20 +84,12 @@ double nf4_bits(bool double_quant) {
   return double_quant ? k::kNf4BitsPerParam : k::kNf4BitsNoDoubleQuant;
 }
 
-double params_from_shape(const Architecture& a) {
-  const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn), L = d(a.layers);
-  const double attention = 2 * h * h + 2 * h * kv;
-  const double ffn = (a.gated_ffn ? 3 : 2) * h * f;
-  const double norms = 2 * h;
-  const double embedding = d(a.vocab) * h * (a.tied_embeddings ? 1 : 2);
-  return L * (attention + ffn + norms) + embedding + h;
-}
-
 ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t lora_targets) {
   ParamCounts c;
   c.total = a.params;
   if (a.kind == catalog::ModelKind::cnn) {
     c.linear = a.params;
+    c.active = a.params;
     c.trainable = task == Task::inference ? 0 : a.params;
     // Adafactor factors the last two dimensions of a conv kernel; the model
     // counts a CNN's state unfactored (4 B/param), an upper bound.
@@ -80,34 +97,47 @@ ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t 
     return c;
   }
   const double h = d(a.hidden), L = d(a.layers);
+  const auto shape = count_shape(a);
+  // Experts not routed to are weights but not work: the published totals
+  // (presets) less the shape's unused experts.
+  c.active = c.total - (shape.total - shape.active);
   c.embedding = d(a.vocab) * h * (a.tied_embeddings ? 1 : 2);
-  c.norms = (2 * L + 1) * h;
+  c.norms = (a.norms_per_layer * L + a.extra_norms) * h * (a.norm_bias ? 2 : 1);
   c.linear = std::max(0.0, c.total - c.embedding - c.norms);
-  c.largest_matrix = h * std::max(h, d(a.ffn));
+  const bool dense_ffn = a.moe_layers() < a.layers;
+  c.largest_matrix = h * std::max({d(a.q_dim()), dense_ffn ? d(a.ffn) : 0.0, d(a.expert_ffn),
+                                   d(a.shared_expert_ffn)});
   c.largest_param = std::max(c.largest_matrix, d(a.vocab) * h);
-  const double edges = layer_matrix_edges(a);
   if (task == Task::lora || task == Task::qlora) {
-    const auto [adapted, count] = adapted_edges(a, lora_targets);
-    c.adapters = L * d(rank) * adapted;
+    const auto adapted = adapted_edges(a, lora_targets);
+    c.adapters = d(rank) * adapted.edges;
     c.trainable = c.adapters;
-    c.adapted_matrices = count;
+    c.adapted_matrices = adapted.per_token;
     // A (r × d_in) and B (d_out × r): rows + columns of each.
-    c.factored_state = L * (adapted + 2.0 * d(rank) * count);
+    c.factored_state = adapted.edges + 2.0 * d(rank) * adapted.matrices;
   } else if (task == Task::inference) {
     c.trainable = 0;
   } else {
     c.trainable = c.total;
-    c.factored_state = L * edges + (d(a.vocab) + h) * (a.tied_embeddings ? 1 : 2) + c.norms;
+    c.factored_state = adapted_edges(a, kLoraAllLinear).edges +
+                       (d(a.vocab) + h) * (a.tied_embeddings ? 1 : 2) + c.norms;
   }
   return c;
 }
 
 double layer_activation_bytes(const Architecture& a, double seq, double batch, bool flash) {
-  const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn);
-  const double per_token =
-      k::kActHidden * h + k::kActKv * kv + (a.gated_ffn ? k::kActFfnGated : k::kActFfnGelu) * f;
+  const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim()), f = a.active_ffn();
+  double per_token = k::kActHidden * h + k::kActQ * q + k::kActKv * kv +
+                     (a.gated_ffn ? k::kActFfnGated : k::kActFfnGelu) * f;
+  if (a.moe() && a.layers > 0) {
+    // Each token's copy gathered for each of its k experts, and each expert's
+    // output kept for the routing-weight product (k·2·h, 16-bit).
+    per_token +=
+        k::kActExpertDispatch * h * d(a.experts_per_token) * d(a.moe_layers()) / d(a.layers);
+  }
   double bytes = seq * batch * per_token;
-  if (!flash) bytes += k::kActScores * d(a.heads) * seq * seq * batch;
+  // Windowed layers store scores for the keys inside the window only.
+  if (!flash) bytes += k::kActScores * d(a.heads) * seq * a.attended(seq) * batch;
   return bytes;
 }
 
@@ -180,11 +210,12 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
     const double act = fp32 ? 4.0 : 2.0;
     const double sb = d(s.seq) * d(s.batch);
     m.weights = c.total * wbytes / n;
-    m.kv_cache = 2.0 * d(a.layers) * sb * d(a.kv_dim()) * act / n;
+    // Windowed layers keep only the last `sliding_window` tokens (a rolling cache).
+    m.kv_cache = 2.0 * d(a.layers) * d(s.batch) * a.attended(d(s.seq)) * d(a.kv_dim()) * act / n;
     // Prefill working set of one layer: hidden, residual, QKV, FFN intermediates.
-    const double h = d(a.hidden), kv = d(a.kv_dim()), f = d(a.ffn);
-    m.activations = act * sb * (3 * h + 2 * kv + (a.gated_ffn ? 2 : 1) * f) / n;
-    if (!a.flash_attention) m.activations += 2 * act * d(a.heads) * d(s.seq) * sb / n;
+    const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim()), f = a.active_ffn();
+    m.activations = act * sb * (2 * h + q + 2 * kv + (a.gated_ffn ? 2 : 1) * f) / n;
+    if (!a.flash_attention) m.activations += 2 * act * d(a.heads) * a.attended(d(s.seq)) * sb / n;
     m.logits = 4.0 * d(s.batch) * d(a.vocab);  // last position only, fp32
   } else {
     const double sb = d(s.seq) * d(s.batch);

@@ -46,6 +46,15 @@ struct Settings {
 /// Parameters of a transformer from its shape (used when the shape comes from flags).
 [[nodiscard]] double params_from_shape(const Architecture& a);
 
+/// The exact counts of a shape (architecture.cpp): total, used per token, and
+/// one expert's largest matrix.
+struct ShapeCounts {
+  double total = 0;
+  double active = 0;
+  double expert_matrix = 0;
+};
+[[nodiscard]] ShapeCounts count_shape(const Architecture& a);
+
 /// Measured fraction of the dense 16-bit peak a board's GEMMs reach (MAMF).
 struct MatmulEfficiency {
   double fraction = 0;

@@ -75,6 +75,8 @@ std::string_view to_string(ArchOrigin o) {
       return "flags";
     case ArchOrigin::derived:
       return "derived";
+    case ArchOrigin::config:
+      return "config";
   }
   return "derived";
 }

@@ -76,6 +76,16 @@ Architecture from_preset(const catalog::ModelPreset& p) {
   a.gated_ffn = p.gated_ffn;
   a.tied_embeddings = p.tied_embeddings;
   a.flash_attention = p.flash_attention;
+  a.head_dim_override = p.head_dim;
+  a.experts = p.experts;
+  a.experts_per_token = p.experts_per_token;
+  a.expert_ffn = p.expert_ffn;
+  a.shared_experts = p.shared_experts;
+  a.shared_expert_ffn = p.shared_expert_ffn;
+  a.dense_layers = p.dense_layers;
+  a.moe_every = p.moe_every;
+  a.sliding_window = p.sliding_window;
+  a.sliding_window_layers = p.sliding_window_layers;
   a.flops_per_sample = p.flops_per_sample;
   a.activation_bytes_per_sample = p.activation_bytes_per_sample;
   a.origin = ArchOrigin::preset;
@@ -152,7 +162,18 @@ class Resolver {
     auto vocab = ranged("vocab", ai.vocab, 1, k::kMaxVocab);
     if (!diags_.empty()) return;
 
-    if (in_.model) {
+    if (in_.model_definition && (in_.model || in_.model_size)) {
+      error(in_.model ? "model" : "model_size",
+            fmt::format("give one model: {}, {} or {}", flag("model"), flag("model_size"),
+                        flag("model_config")));
+      return;
+    }
+    if (in_.model_definition) {
+      const auto& def = *in_.model_definition;
+      w_.arch = def.arch;
+      w_.model_name = def.name;
+      for (const auto& n : def.notes) assume(n);
+    } else if (in_.model) {
       const auto* p = cat_.model(*in_.model);
       if (p == nullptr) {
         std::vector<std::string> ids;
@@ -199,12 +220,13 @@ class Resolver {
       if (heads) a.heads = *heads;
       if (kv_heads) {
         a.kv_heads = *kv_heads;
-      } else if (!in_.model || a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
+      } else if (!(in_.model || in_.model_definition) || a.kv_heads > a.heads ||
+                 a.heads % a.kv_heads != 0) {
         a.kv_heads = a.heads;
       }
       if (ffn) a.ffn = *ffn;
       if (vocab) a.vocab = *vocab;
-      if (a.hidden % a.heads != 0) {
+      if (a.head_dim_override == 0 && a.hidden % a.heads != 0) {
         error(heads ? "heads" : "hidden",
               fmt::format("hidden size {} is not a multiple of {} heads", a.hidden, a.heads));
       }
@@ -213,7 +235,11 @@ class Resolver {
               fmt::format("{} KV heads do not divide {} attention heads", a.kv_heads, a.heads));
       }
       if (!diags_.empty()) return;
-      if (in_.model) {
+      if (in_.model_definition) {
+        a.params = detail::params_from_shape(a);
+        a.origin_text += fmt::format(" with {} overrides (parameters recomputed: {})",
+                                     o_.from_flags ? "flag" : "field", count(a.params));
+      } else if (in_.model) {
         a.params = detail::params_from_shape(a);
         a.origin = ArchOrigin::flags;
         a.origin_text = fmt::format("preset {} with {} overrides (parameters recomputed: {})",

@@ -79,7 +79,7 @@ expect "rtx-4070 rtx-4080 rtx-4090 rtx-4090-used rtx-4090d" gpuadvisor estimate 
 expect "tower rack" gpuadvisor recommend --form-factor ""
 expect "conservative guide standard" gpuadvisor rules --policy ""
 expect "bash" gpuadvisor completion ba
-expect "--model --model-size" gpuadvisor --catalog extra.json estimate --model
+expect "--model --model-size --model-config" gpuadvisor --catalog extra.json estimate --model
 bash -n "$prefix/share/bash-completion/completions/gpuadvisor" || fail "bash syntax"
 if command -v zsh >/dev/null; then zsh -n "$prefix/share/zsh/site-functions/_gpuadvisor" || fail "zsh syntax"; fi
 if command -v fish >/dev/null; then

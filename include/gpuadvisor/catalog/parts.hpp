@@ -240,7 +240,19 @@ struct ModelPreset {
   int seq_len = 0;         ///< default training sequence length
   bool gated_ffn = false;  ///< SwiGLU (3 FFN matrices) vs GELU MLP (2)
   bool tied_embeddings = false;
-  bool flash_attention = true;             ///< modern training stacks use it by default
+  bool flash_attention = true;  ///< modern training stacks use it by default
+  int head_dim = 0;             ///< explicit head size; 0 = hidden / heads
+  // Mixture of experts (0 = dense) and sliding-window attention, as in
+  // workload::Architecture.
+  int experts = 0;
+  int experts_per_token = 0;
+  int expert_ffn = 0;
+  int shared_experts = 0;
+  int shared_expert_ffn = 0;
+  int dense_layers = 0;
+  int moe_every = 1;
+  int sliding_window = 0;
+  int sliding_window_layers = 0;
   double flops_per_sample = 0;             ///< CNN: forward FLOPs per sample
   int image_size = 0;                      ///< CNN: input side, pixels
   double activation_bytes_per_sample = 0;  ///< CNN: stored activations per sample, 16-bit

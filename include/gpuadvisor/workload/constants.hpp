@@ -49,9 +49,16 @@ inline constexpr int kDefaultLoraRank = 16;
 
 // --- Activations (Korthikanti et al. 2022, arXiv 2205.05198, sec. 4) --------
 /// Per layer, 16-bit, no parallelism: s·b·h·34 + 5·a·s²·b; the 34 generalised to
-/// GQA and gated FFNs as s·b·(14h + 4·kv_dim + c·ffn), c = 4 (GELU) or 6 (SwiGLU).
-inline constexpr double kActHidden = 14;
+/// GQA, explicit head sizes and gated FFNs as s·b·(10h + 4·q_dim + 4·kv_dim +
+/// c·ffn), c = 4 (GELU) or 6 (SwiGLU): the queries and the attention output
+/// (2 B each) have q_dim = heads × head_dim values, which is h for most models.
+inline constexpr double kActHidden = 10;
+inline constexpr double kActQ = 4;
 inline constexpr double kActKv = 4;
+/// MoE layers (Hugging Face Mixtral/Qwen2-MoE blocks): per token and chosen
+/// expert, the gathered input (saved by the expert's first matmuls) and the
+/// expert's output (saved by the routing-weight product), 2 B each.
+inline constexpr double kActExpertDispatch = 4;
 inline constexpr double kActFfnGelu = 4;
 inline constexpr double kActFfnGated = 6;
 inline constexpr double kActScores = 5;  ///< 5·a·s²·b: scores, softmax, dropout mask

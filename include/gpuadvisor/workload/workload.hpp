@@ -43,7 +43,7 @@ enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, paged_adamw, sgd, ad
 /// ZeRO stage (FSDP full sharding = zero3): which model states are split over the GPUs.
 enum class Sharding { none, zero1, zero2, zero3 };
 /// Where the architecture came from.
-enum class ArchOrigin { preset, flags, derived };
+enum class ArchOrigin { preset, flags, derived, config };  ///< config: --model-config FILE
 
 /// Names as on the command line ("adamw-8bit", "zero3", ...).
 [[nodiscard]] std::string_view to_string(Task);
@@ -77,6 +77,78 @@ inline constexpr std::string_view kOptimizerNames[] = {
     "adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "adafactor"};
 inline constexpr std::string_view kShardingNames[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
 
+/// The model's shape, as the memory and FLOP formulas need it.
+struct Architecture {
+  catalog::ModelKind kind = catalog::ModelKind::transformer;
+  double params = 0;                       ///< total parameters N
+  int layers = 0;                          ///< L
+  int hidden = 0;                          ///< h
+  int heads = 0;                           ///< a
+  int kv_heads = 0;                        ///< KV heads (< heads: grouped-query attention)
+  int ffn = 0;                             ///< feed-forward inner size
+  int vocab = 0;                           ///< V
+  bool gated_ffn = false;                  ///< SwiGLU: three FFN matrices instead of two
+  bool tied_embeddings = false;            ///< input embedding shared with the output layer
+  bool flash_attention = true;             ///< attention scores never stored (no 5·a·s² term)
+  double flops_per_sample = 0;             ///< CNN: forward FLOPs per sample
+  double activation_bytes_per_sample = 0;  ///< CNN: stored activations per sample, 16-bit
+  /// Explicit head size where it is not hidden / heads (Gemma 2, Mistral Nemo); 0 = derived.
+  int head_dim_override = 0;
+  // Mixture of experts (0 experts = dense). A MoE layer replaces the FFN with
+  // `experts` routed experts of inner size `expert_ffn`, `experts_per_token` of
+  // them used per token, plus always-used shared experts of total inner size
+  // `shared_expert_ffn`. The first `dense_layers` layers, and all but every
+  // `moe_every`-th layer after them, keep the dense FFN of size `ffn`.
+  int experts = 0;
+  int experts_per_token = 0;  ///< top-k
+  int expert_ffn = 0;         ///< inner size of one routed expert
+  int shared_experts = 0;     ///< shared experts (DeepSeek, Qwen2-MoE); their size below
+  int shared_expert_ffn = 0;  ///< total inner size of the shared experts
+  int dense_layers = 0;       ///< leading dense layers (DeepSeek first_k_dense_replace)
+  int moe_every = 1;  ///< MoE on every n-th layer after them (Qwen2-MoE decoder_sparse_step)
+  // Sliding-window attention: `sliding_window_layers` of the layers attend to
+  // the last `sliding_window` tokens only (Mistral 7B v0.1: all; Gemma 2: every other).
+  int sliding_window = 0;  ///< 0 = full attention everywhere
+  int sliding_window_layers = 0;
+  // Vectors that only an exact count needs (read from config.json; presets
+  // carry their published total instead).
+  bool qkv_bias = false;            ///< biases on q, k, v (Qwen2; GPT-NeoX, BLOOM, Phi-2)
+  bool o_bias = false;              ///< bias on the attention output projection
+  bool mlp_bias = false;            ///< biases on the FFN (and expert) matrices
+  bool norm_bias = false;           ///< LayerNorm (weight + bias) rather than RMSNorm (weight)
+  bool output_bias = false;         ///< bias on the output layer (Phi-2)
+  int norms_per_layer = 2;          ///< Gemma 2: 4 (pre and post attention and FFN); Phi-2: 1
+  int extra_norms = 1;              ///< final norm; BLOOM adds one after the embedding
+  bool shared_expert_gate = false;  ///< Qwen2-MoE: a 1-output gate on the shared expert
+  ArchOrigin origin = ArchOrigin::derived;
+  std::string origin_text;  ///< "preset llama-3-8b", "flags", "derived from 7.0B parameters"
+
+  [[nodiscard]] int head_dim() const {
+    return head_dim_override > 0 ? head_dim_override : (heads > 0 ? hidden / heads : 0);
+  }
+  [[nodiscard]] int q_dim() const { return heads * head_dim(); }
+  [[nodiscard]] int kv_dim() const { return kv_heads * head_dim(); }
+  [[nodiscard]] bool moe() const { return experts > 0; }
+  /// Layers whose FFN is a mixture of experts.
+  [[nodiscard]] int moe_layers() const {
+    if (!moe() || layers <= dense_layers) return 0;
+    const int step = moe_every > 0 ? moe_every : 1;
+    return (layers - dense_layers) / step;
+  }
+  /// Keys a query attends to at sequence length `seq`, averaged over the layers.
+  [[nodiscard]] double attended(double seq) const;
+  /// FFN inner size a token passes through, averaged over the layers (MoE: k experts + shared).
+  [[nodiscard]] double active_ffn() const;
+};
+
+/// A model read from a file (--model-config): its shape and what to call it.
+struct ModelDefinition {
+  Architecture arch;
+  std::string name;                ///< "mixtral (config.json)"
+  int context = 0;                 ///< max_position_embeddings, 0 when absent
+  std::vector<std::string> notes;  ///< what the reader assumed, shown as assumptions
+};
+
 /// Optional architecture overrides (flags --layers, --hidden, ... or JSON keys).
 struct ArchitectureInput {
   std::optional<std::int64_t> layers, hidden, heads, kv_heads, ffn, vocab;
@@ -88,12 +160,13 @@ struct ArchitectureInput {
 /// Integers are 64-bit so that absurd values (a sequence of 10^12) reach
 /// resolve() and get a proper range error.
 struct WorkloadInput {
-  std::optional<std::string> model;        ///< preset id (catalog models)
-  std::optional<double> model_size;        ///< parameters (instead of a preset; not with one)
-  std::optional<Task> task;                ///< default pretrain
-  std::optional<Precision> precision;      ///< default bf16 (fp16 on GPUs without BF16)
-  std::optional<Optimizer> optimizer;      ///< default adamw
-  std::optional<std::int64_t> batch_size;  ///< micro-batch per GPU; default 1
+  std::optional<std::string> model;  ///< preset id (catalog models)
+  std::optional<double> model_size;  ///< parameters (instead of a preset; not with one)
+  std::optional<ModelDefinition> model_definition;  ///< --model-config (instead of a preset)
+  std::optional<Task> task;                         ///< default pretrain
+  std::optional<Precision> precision;               ///< default bf16 (fp16 on GPUs without BF16)
+  std::optional<Optimizer> optimizer;               ///< default adamw
+  std::optional<std::int64_t> batch_size;           ///< micro-batch per GPU; default 1
   std::optional<std::int64_t> seq_len;     ///< tokens per sample (inference: context length)
   std::optional<std::int64_t> lora_rank;   ///< LoRA/QLoRA rank; default 16
   std::optional<std::int64_t> gpus;        ///< data-parallel GPUs; default 1
@@ -134,36 +207,15 @@ struct Origin {
   [[nodiscard]] Diagnostic at(std::string_view field, std::string message) const;
 };
 
-/// The model's shape, as the memory and FLOP formulas need it.
-struct Architecture {
-  catalog::ModelKind kind = catalog::ModelKind::transformer;
-  double params = 0;                       ///< total parameters N
-  int layers = 0;                          ///< L
-  int hidden = 0;                          ///< h
-  int heads = 0;                           ///< a
-  int kv_heads = 0;                        ///< KV heads (< heads: grouped-query attention)
-  int ffn = 0;                             ///< feed-forward inner size
-  int vocab = 0;                           ///< V
-  bool gated_ffn = false;                  ///< SwiGLU: three FFN matrices instead of two
-  bool tied_embeddings = false;            ///< input embedding shared with the output layer
-  bool flash_attention = true;             ///< attention scores never stored (no 5·a·s² term)
-  double flops_per_sample = 0;             ///< CNN: forward FLOPs per sample
-  double activation_bytes_per_sample = 0;  ///< CNN: stored activations per sample, 16-bit
-  ArchOrigin origin = ArchOrigin::derived;
-  std::string origin_text;  ///< "preset llama-3-8b", "flags", "derived from 7.0B parameters"
-
-  [[nodiscard]] int head_dim() const { return heads > 0 ? hidden / heads : 0; }
-  [[nodiscard]] int kv_dim() const { return kv_heads * head_dim(); }
-};
-
 /// Parameter counts derived once by resolve() so that memory functions stay cheap.
 struct ParamCounts {
-  double total = 0;           ///< N
-  double embedding = 0;       ///< input embedding + untied output layer (V·h each)
-  double norms = 0;           ///< norm weights and other vectors (kept 16-bit by QLoRA)
-  double linear = 0;          ///< transformer-block matrices: what QLoRA quantises, LoRA adapts
-  double trainable = 0;       ///< N for full training; the adapters for LoRA/QLoRA; 0 for inference
-  double adapters = 0;        ///< LoRA parameters at the resolved rank (0 unless lora/qlora)
+  double total = 0;      ///< N
+  double active = 0;     ///< parameters used per token: N for dense, shared + k experts for MoE
+  double embedding = 0;  ///< input embedding + untied output layer (V·h each)
+  double norms = 0;      ///< norm weights and other vectors (kept 16-bit by QLoRA)
+  double linear = 0;     ///< transformer-block matrices: what QLoRA quantises, LoRA adapts
+  double trainable = 0;  ///< N for full training; the adapters for LoRA/QLoRA; 0 for inference
+  double adapters = 0;   ///< LoRA parameters at the resolved rank (0 unless lora/qlora)
   double factored_state = 0;  ///< Adafactor state elements: rows + cols per matrix, full per vector
   double largest_matrix = 0;  ///< biggest single weight matrix (QLoRA dequantisation buffer)
   double largest_param = 0;   ///< biggest parameter tensor (embedding or a matrix)
