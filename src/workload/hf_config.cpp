@@ -64,8 +64,7 @@ constexpr Family kFamilies[] = {
     {"gemma2", "Gemma 2", true, true, false, false, false, false, false, 4, 1, Moe::none,
      Window::alternate, true, false, 4096},
     {"phi", "Phi", false, false, true, true, true, true, true, 1, 1},
-    {"phi3", "Phi-3", true, false, false, false, false, false, false, 2, 1, Moe::none,
-     Window::all},
+    {"phi3", "Phi-3", true, false, false, false, false, false, false, 2, 1, Moe::none, Window::all},
     {"gpt_neox", "GPT-NeoX", false, false, true, true, true, true},
     {"bloom", "BLOOM", false, true, true, true, true, true, false, 2, 2, Moe::none, Window::none,
      false, true},
@@ -206,9 +205,9 @@ class Reader {
                         *hidden));
     }
     if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
-      error("num_key_value_heads",
-            fmt::format("expected a divisor of the {} attention heads, got {}", a.heads,
-                        a.kv_heads));
+      error(
+          "num_key_value_heads",
+          fmt::format("expected a divisor of the {} attention heads, got {}", a.heads, a.kv_heads));
     }
     a.gated_ffn = f.gated;
     a.tied_embeddings = boolean("tie_word_embeddings").value_or(f.tied);
@@ -236,8 +235,8 @@ class Reader {
           f.name));
     }
     if (const auto* ctx = get("max_position_embeddings"); ctx && ctx->is_number_integer()) {
-      def_.context = static_cast<int>(std::clamp<std::int64_t>(ctx->get<std::int64_t>(), 0,
-                                                               100'000'000));
+      def_.context =
+          static_cast<int>(std::clamp<std::int64_t>(ctx->get<std::int64_t>(), 0, 100'000'000));
     }
   }
 
@@ -278,8 +277,8 @@ class Reader {
       }
     }
     if (a.experts > 0 && a.experts_per_token > a.experts) {
-      error("num_experts_per_tok", fmt::format("expected at most the {} experts, got {}",
-                                               a.experts, a.experts_per_token));
+      error("num_experts_per_tok",
+            fmt::format("expected at most the {} experts, got {}", a.experts, a.experts_per_token));
     }
   }
 

@@ -42,6 +42,8 @@ TEST_CASE("estimate --model-config names the model and its experts in text", "[c
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("Mixtral model from " + kDir +
                                       "mixtral-8x7b-v0.1/config.json: LoRA rank 16"));
+  CHECK_THAT(r.out, Catch::Contains("8 experts of FFN 14336 on 32 layers, 2 per token (12.9B "
+                                    "active)"));
 }
 
 TEST_CASE("estimate --model-config refuses a bad file with its path, exit 2", "[cli][config]") {
@@ -57,8 +59,8 @@ TEST_CASE("estimate --model-config refuses a bad file with its path, exit 2", "[
     CHECK_THAT(r.err, Catch::StartsWith("gpuadvisor: error: " + kDir + "absent.json: "));
   }
   SECTION("with a preset") {
-    auto r = run({"estimate", "--model-config", kDir + "llama-3.2-3b/config.json", "--model",
-                  "gpt2"});
+    auto r =
+        run({"estimate", "--model-config", kDir + "llama-3.2-3b/config.json", "--model", "gpt2"});
     CHECK(r.exit_code == 2);
     CHECK(r.err ==
           "gpuadvisor: error: --model: give one model: --model, --model-size or --model-config\n");

@@ -29,9 +29,9 @@ std::string rejected(const nlohmann::json& j) {
 }
 
 nlohmann::json llama_like() {
-  return {{"model_type", "llama"},        {"hidden_size", 4096},         {"num_hidden_layers", 32},
-          {"num_attention_heads", 32},    {"num_key_value_heads", 8},    {"intermediate_size", 14336},
-          {"vocab_size", 128256},         {"tie_word_embeddings", false}};
+  return {{"model_type", "llama"},     {"hidden_size", 4096},         {"num_hidden_layers", 32},
+          {"num_attention_heads", 32}, {"num_key_value_heads", 8},    {"intermediate_size", 14336},
+          {"vocab_size", 128256},      {"tie_word_embeddings", false}};
 }
 
 Workload resolved(const ModelDefinition& d, Task task) {
@@ -127,8 +127,9 @@ TEST_CASE("a config.json that cannot be read is refused at its JSON path", "[wor
     auto j = llama_like();
     j["model_type"] = "deepseek_v3";
     j["kv_lora_rank"] = 512;
-    CHECK(rejected(j).starts_with("config.json: kv_lora_rank: \"deepseek_v3\" uses multi-head "
-                                  "latent attention, which is not modelled"));
+    CHECK(
+        rejected(j).starts_with("config.json: kv_lora_rank: \"deepseek_v3\" uses multi-head "
+                                "latent attention, which is not modelled"));
   }
   SECTION("a missing size") {
     auto j = llama_like();
@@ -143,8 +144,7 @@ TEST_CASE("a config.json that cannot be read is refused at its JSON path", "[wor
   SECTION("a size out of range") {
     auto j = llama_like();
     j["vocab_size"] = 0;
-    CHECK(rejected(j) ==
-          "config.json: vocab_size: expected an integer from 1 to 100000000, got 0");
+    CHECK(rejected(j) == "config.json: vocab_size: expected an integer from 1 to 100000000, got 0");
   }
   SECTION("KV heads that do not divide the heads") {
     auto j = llama_like();
@@ -168,8 +168,9 @@ TEST_CASE("a config.json that cannot be read is refused at its JSON path", "[wor
     j["num_hidden_layers"] = 2;
     j["sliding_window"] = 512;
     j["layer_types"] = {"sliding_attention", "linear_attention"};
-    CHECK(rejected(j) == "config.json: layer_types[1]: expected \"sliding_attention\" or "
-                         "\"full_attention\", got \"linear_attention\"");
+    CHECK(rejected(j) ==
+          "config.json: layer_types[1]: expected \"sliding_attention\" or "
+          "\"full_attention\", got \"linear_attention\"");
   }
   SECTION("more experts per token than experts") {
     auto j = llama_like();
@@ -185,8 +186,9 @@ TEST_CASE("a config.json that cannot be read is refused at its JSON path", "[wor
     j["num_experts_per_tok"] = 4;
     j["moe_intermediate_size"] = 1408;
     j["mlp_only_layers"] = {0, 3};
-    CHECK(rejected(j).starts_with("config.json: mlp_only_layers: dense layers listed one by one "
-                                  "are not modelled"));
+    CHECK(
+        rejected(j).starts_with("config.json: mlp_only_layers: dense layers listed one by one "
+                                "are not modelled"));
   }
 }
 
@@ -227,4 +229,19 @@ TEST_CASE("the MoE and sliding-window presets agree with their config.json", "[w
     CHECK(p.counts.adapters == c.counts.adapters);
     CHECK(p.arch.attended(8192) == c.arch.attended(8192));
   }
+}
+
+TEST_CASE("a spec's model_config is read relative to the spec", "[workload][config]") {
+  Diagnostics out;
+  const auto in = parse_workload_json({{"model_config", "model-configs/llama-3.2-3b/config.json"}},
+                                      "workloads[0]", data("spec.json"), out);
+  CHECK(out.empty());
+  REQUIRE(in.model_definition);
+  CHECK(in.model_definition->arch.params == 3'212'749'824.0);
+
+  Diagnostics bad;
+  (void)parse_workload_json({{"model_config", "model-configs/SOURCES.md"}}, "workloads[0]",
+                            data("spec.json"), bad);
+  REQUIRE(bad.size() == 1);
+  CHECK(bad.front().file == data("model-configs/SOURCES.md"));
 }
