@@ -80,10 +80,24 @@ std::string arch_line(const Workload& w) {
     return fmt::format("{}: CNN, {} parameters, {:.1f} GFLOPs per sample forward", a.origin_text,
                        format_count(a.params), a.flops_per_sample / 1e9);
   }
-  return fmt::format("{}: {} parameters, {} layers, hidden {}, {} heads{}, FFN {}{}, vocabulary {}",
-                     a.origin_text, format_count(a.params), a.layers, a.hidden, a.heads,
-                     a.kv_heads < a.heads ? fmt::format(" ({} KV)", a.kv_heads) : "", a.ffn,
-                     a.gated_ffn ? " SwiGLU" : "", a.vocab);
+  std::string extra;
+  if (a.head_dim_override > 0) extra += fmt::format(", head size {}", a.head_dim());
+  if (a.moe()) {
+    extra += fmt::format(
+        ", {} experts of FFN {} on {} layers, {} per token{} ({} active)", a.experts, a.expert_ffn,
+        a.moe_layers(), a.experts_per_token,
+        a.shared_expert_ffn > 0 ? fmt::format(" + shared FFN {}", a.shared_expert_ffn) : "",
+        format_count(w.counts.active));
+  }
+  if (a.sliding_window > 0) {
+    extra += fmt::format(", {}-token sliding window on {} of {} layers", a.sliding_window,
+                         a.sliding_window_layers, a.layers);
+  }
+  return fmt::format(
+      "{}: {} parameters, {} layers, hidden {}, {} heads{}, FFN {}{}, vocabulary {}{}",
+      a.origin_text, format_count(a.params), a.layers, a.hidden, a.heads,
+      a.kv_heads < a.heads ? fmt::format(" ({} KV)", a.kv_heads) : "", a.ffn,
+      a.gated_ffn ? " SwiGLU" : "", a.vocab, extra);
 }
 
 /// `prefix` then the words of `body`, wrapped at `width` columns; continuation
@@ -448,6 +462,15 @@ ojson estimate_json(const Estimate& e) {
     arch["vocab"] = a.vocab;
     arch["gated_ffn"] = a.gated_ffn;
     arch["flash_attention"] = a.flash_attention;
+    arch["head_dim"] = a.head_dim();
+    arch["tied_embeddings"] = a.tied_embeddings;
+    arch["experts"] = a.experts;
+    arch["experts_per_token"] = a.experts_per_token;
+    arch["expert_ffn"] = a.expert_ffn;
+    arch["shared_expert_ffn"] = a.shared_expert_ffn;
+    arch["moe_layers"] = a.moe_layers();
+    arch["sliding_window"] = a.sliding_window;
+    arch["sliding_window_layers"] = a.sliding_window_layers;
   } else {
     arch["flops_per_sample"] = a.flops_per_sample;
     arch["activation_bytes_per_sample"] = a.activation_bytes_per_sample;
@@ -479,6 +502,7 @@ ojson estimate_json(const Estimate& e) {
       {"architecture", arch},
       {"parameters",
        {{"total", w.counts.total},
+        {"active", w.counts.active},
         {"trainable", whole(w.counts.trainable)},
         {"adapters", whole(w.counts.adapters)}}}};
   j["memory"] = {{"gpu", e.gpu ? ojson(e.gpu->id) : ojson(nullptr)},

@@ -1,10 +1,12 @@
 // Workload objects in JSON specs: the flag names with '_' for '-'.
+#include <filesystem>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/hf_config.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::workload {
@@ -60,6 +62,18 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   if (!r.ok()) return in;
   in.model = r.string("model", Need::optional);
   in.model_size = count(r, "model_size");
+  if (auto cfg = r.string("model_config", Need::optional)) {
+    // Relative to the spec, as a spec and its config usually travel together.
+    std::filesystem::path p(*cfg);
+    const auto dir = std::filesystem::path(file).parent_path();
+    if (p.is_relative() && !dir.empty() && file != "-") p = dir / p;
+    auto def = load_hf_config(p.string());
+    if (def) {
+      in.model_definition = std::move(*def);
+    } else {
+      for (auto& d : def.error()) add(out, std::move(d));
+    }
+  }
   in.task = named<Task>(r, "task", kTaskNames, parse_task);
   in.precision = named<Precision>(r, "precision", kPrecisionNames, parse_precision);
   in.optimizer = named<Optimizer>(r, "optimizer", kOptimizerNames, parse_optimizer);

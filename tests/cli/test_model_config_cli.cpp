@@ -42,6 +42,8 @@ TEST_CASE("estimate --model-config names the model and its experts in text", "[c
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("Mixtral model from " + kDir +
                                       "mixtral-8x7b-v0.1/config.json: LoRA rank 16"));
+  CHECK_THAT(r.out, Catch::Contains("8 experts of FFN 14336 on 32 layers, 2 per token (12.9B "
+                                    "active)"));
 }
 
 TEST_CASE("estimate --model-config refuses a bad file with its path, exit 2", "[cli][config]") {

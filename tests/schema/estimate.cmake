@@ -21,3 +21,9 @@ gpuadvisor_schema_test(estimate_framework_overrides estimate.schema.json 0
   estimate --model llama-3-8b --task lora --framework litgpt --loss fused --lora-targets q,k,v,o
   --lora-dtype fp32 --grad-checkpointing selective --activation-offload on --goodput 0.8
   --gpus 4 --sharding zero3 --gpu rtx-4090 --format json)
+gpuadvisor_schema_test(estimate_model_config_moe estimate.schema.json 0
+  estimate --model-config tests/data/model-configs/mixtral-8x7b-v0.1/config.json
+  --framework torchtune --task lora --gpu h100-sxm --format json)
+gpuadvisor_schema_test(estimate_model_config_window estimate.schema.json 0
+  estimate --model-config tests/data/model-configs/gemma-2-9b/config.json --task inference
+  --seq-len 8192 --gpu h100-sxm --format json)

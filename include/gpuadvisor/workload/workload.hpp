@@ -400,7 +400,8 @@ struct FitResult {
 [[nodiscard]] Workload apply_fix(const Workload& w, const FitResult& r);
 
 /// Reads one workload object of a JSON spec. Keys are the flag names with '_'
-/// for '-': model, model_size (number or "7B"), task, precision, optimizer,
+/// for '-': model, model_size (number or "7B"), model_config (a Hugging Face
+/// config.json, a path relative to the spec's directory), task, precision, optimizer,
 /// batch_size, seq_len, lora_rank, gpus, tokens (number or "15T"), epochs,
 /// dataset_tokens, grad_checkpointing (bool), sharding, gpu, mfu, memory_margin, and the
 /// architecture overrides layers, hidden, heads, kv_heads, ffn, vocab.

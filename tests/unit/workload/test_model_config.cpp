@@ -230,3 +230,62 @@ TEST_CASE("the MoE and sliding-window presets agree with their config.json", "[w
     CHECK(p.arch.attended(8192) == c.arch.attended(8192));
   }
 }
+
+TEST_CASE("a spec's model_config is read relative to the spec", "[workload][config]") {
+  Diagnostics out;
+  const auto in = parse_workload_json({{"model_config", "model-configs/llama-3.2-3b/config.json"}},
+                                      "workloads[0]", data("spec.json"), out);
+  CHECK(out.empty());
+  REQUIRE(in.model_definition);
+  CHECK(in.model_definition->arch.params == 3'212'749'824.0);
+
+  Diagnostics bad;
+  (void)parse_workload_json({{"model_config", "model-configs/SOURCES.md"}}, "workloads[0]",
+                            data("spec.json"), bad);
+  REQUIRE(bad.size() == 1);
+  CHECK(bad.front().file == data("model-configs/SOURCES.md"));
+}
+
+TEST_CASE("biased and LayerNorm families count their vectors exactly", "[workload][config]") {
+  // The shapes of public checkpoints (their config.json sizes) against the
+  // totals their safetensors hold: EleutherAI/pythia-6.9b, microsoft/phi-2,
+  // bigscience/bloom-560m, microsoft/Phi-3-mini-4k-instruct.
+  auto params = [](nlohmann::json j) {
+    auto d = read_hf_config(j, "config.json");
+    if (!d) FAIL(to_string(d.error()));
+    return *d;
+  };
+  const auto neox = params({{"model_type", "gpt_neox"},
+                            {"hidden_size", 4096},
+                            {"num_hidden_layers", 32},
+                            {"num_attention_heads", 32},
+                            {"intermediate_size", 16384},
+                            {"vocab_size", 50432},
+                            {"tie_word_embeddings", false}});
+  CHECK(neox.arch.params == 6'857'302'016.0);
+  const auto phi = params({{"model_type", "phi"},
+                           {"hidden_size", 2560},
+                           {"num_hidden_layers", 32},
+                           {"num_attention_heads", 32},
+                           {"intermediate_size", 10240},
+                           {"vocab_size", 51200},
+                           {"num_key_value_heads", nullptr}});
+  CHECK(phi.arch.params == 2'779'683'840.0);
+  const auto bloom = params({{"model_type", "bloom"},
+                             {"hidden_size", 1024},
+                             {"n_layer", 24},
+                             {"n_head", 16},
+                             {"vocab_size", 250880}});
+  CHECK(bloom.arch.params == 559'214'592.0);
+  CHECK_FALSE(bloom.arch.flash_attention);  // eager ALiBi attention in transformers
+  const auto phi3 = params({{"model_type", "phi3"},
+                            {"hidden_size", 3072},
+                            {"num_hidden_layers", 32},
+                            {"num_attention_heads", 32},
+                            {"num_key_value_heads", 32},
+                            {"intermediate_size", 8192},
+                            {"vocab_size", 32064},
+                            {"sliding_window", 2047}});
+  CHECK(phi3.arch.params == 3'821'079'552.0);
+  CHECK(phi3.arch.sliding_window_layers == 32);
+}
