@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/packed.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/search/recommend.hpp"
 #include "gpuadvisor/search/synthetic.hpp"
@@ -143,12 +144,22 @@ void BM_ParseEmbedded(benchmark::State& state) {
   }
 }
 
+/// What start-up does instead: the packed form the build embeds.
+void BM_UnpackEmbedded(benchmark::State& state) {
+  const std::string bytes = catalog::pack_catalog(catalog::embedded_catalog());
+  for (auto _ : state) {
+    auto c = catalog::unpack_catalog(bytes);
+    benchmark::DoNotOptimize(c);
+  }
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (long n : {1000L, 3000L, 10000L, 30000L, 100000L}) b->Arg(n);
   b->Unit(benchmark::kMillisecond);
 }
 
 BENCHMARK(BM_ParseEmbedded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_UnpackEmbedded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Recommend_embedded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseCatalog)->Apply(sizes);
 BENCHMARK(BM_CheckReferences)->Apply(sizes);

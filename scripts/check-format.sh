@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Fails when a C++ file under src include tests bench fuzz is not formatted
+# Fails when a C++ file under src include tests bench fuzz tools is not formatted
 # as .clang-format says; `scripts/check-format.sh --fix` reformats them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cf=$(command -v clang-format-14 || command -v clang-format || true)
 [[ -n "$cf" ]] || { echo "clang-format is not installed (scripts/install-deps.sh --test)" >&2; exit 1; }
 mapfile -t files < <(git ls-files -- 'src/*.cpp' 'src/*.hpp' 'include/*.hpp' 'tests/*.cpp' \
-  'tests/*.hpp' 'bench/*.cpp' 'bench/*.hpp' 'fuzz/*.cpp' 'fuzz/*.hpp')
+  'tests/*.hpp' 'bench/*.cpp' 'bench/*.hpp' 'fuzz/*.cpp' 'fuzz/*.hpp' 'tools/*.cpp')
 if [[ "${1:-}" == "--fix" ]]; then
   "$cf" -i "${files[@]}"
   exit 0

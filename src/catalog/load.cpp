@@ -6,26 +6,21 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/packed.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 
 namespace gpuadvisor::embedded {
-extern const std::string_view catalog;
+extern const std::string_view catalog_packed;
 }
 
 namespace gpuadvisor::catalog {
 
 const Catalog& embedded_catalog() {
-  // Parsed once per process. The build's tests validate the embedded file, so
-  // a failure here is a packaging bug, not user input: it throws to main.
-  static const Catalog c = [] {
-    const std::string name = "<embedded catalog>";
-    auto parsed = parse_catalog(embedded::catalog, name, /*overlay=*/false);
-    if (!parsed)
-      throw std::runtime_error("embedded catalog is invalid:\n" + to_string(parsed.error()));
-    Diagnostics refs = check_references(*parsed, *parsed, name);
-    if (!refs.empty()) throw std::runtime_error("embedded catalog is invalid:\n" + to_string(refs));
-    return std::move(*parsed);
-  }();
+  // Unpacked once per process from the form that the build step
+  // (tools/pack_catalog.cpp) wrote after validating data/catalog.json with
+  // the loader of --catalog files, fields and cross-references: no JSON to
+  // parse, nothing left to check. Bytes it did not write throw to main.
+  static const Catalog c = unpack_catalog(embedded::catalog_packed);
   return c;
 }
 
