@@ -64,17 +64,20 @@ static void cool003(RuleContext& c) {
   const auto& cpu = *c.b.cpu.part;
   if (cpu.cooler_included) return c.not_applicable("the CPU comes with its cooler");
   const int n = c.b.cpu.count;
-  const std::string need =
-      fmt::format("a socket {} cooler rated {} or more", cpu.socket, watts(cpu_power_w(cpu)));
+  // Worded only on a failure: the search decides this rule for every CPU.
+  auto need = [&] {
+    return fmt::format("a socket {} cooler rated {} or more", cpu.socket, watts(cpu_power_w(cpu)));
+  };
   if (!c.b.cpu_cooler) {
     c.fail([&] {
-      return Words{fmt::format("{} {} sold without a cooler and the build has none: {} "
-                               "sustains {} (PL2/PPT)",
-                               counted_name(cpu.name, n), n > 1 ? "are" : "is", cpu.name,
-                               watts(cpu_power_w(cpu))),
-                   text_qty("no CPU cooler"), text_qty(need),
-                   fmt::format("add {}{}", need, n > 1 ? fmt::format(", one per CPU ({})", n) : ""),
-                   "parts"};
+      return Words{
+          fmt::format("{} {} sold without a cooler and the build has none: {} "
+                      "sustains {} (PL2/PPT)",
+                      counted_name(cpu.name, n), n > 1 ? "are" : "is", cpu.name,
+                      watts(cpu_power_w(cpu))),
+          text_qty("no CPU cooler"), text_qty(need()),
+          fmt::format("add {}{}", need(), n > 1 ? fmt::format(", one per CPU ({})", n) : ""),
+          "parts"};
     });
     return;
   }
@@ -85,7 +88,7 @@ static void cool003(RuleContext& c) {
       return Words{fmt::format("{} mounts on {}; {} is socket {}", k.name,
                                fmt::join(k.sockets, ", "), cpu.name, cpu.socket),
                    text_qty(fmt::format("{}", fmt::join(k.sockets, "/"))), text_qty(cpu.socket),
-                   fmt::format("use {}", need), path};
+                   fmt::format("use {}", need()), path};
     });
   }
   if (k.max_cpu_w < cpu_power_w(cpu)) {
@@ -93,7 +96,7 @@ static void cool003(RuleContext& c) {
       return Words{fmt::format("{} is rated for {}; {} sustains {} (PL2/PPT) and throttles on it",
                                k.name, watts(k.max_cpu_w), cpu.name, watts(cpu_power_w(cpu))),
                    qty(k.max_cpu_w, "W"), qty(cpu_power_w(cpu), "W", 0, ">="),
-                   fmt::format("use {}", need), path};
+                   fmt::format("use {}", need()), path};
     });
   }
   if (c.b.cpu_cooler.count < n) {
