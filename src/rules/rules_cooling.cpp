@@ -82,7 +82,7 @@ static void cool003(RuleContext& c) {
     return;
   }
   const auto& k = *c.b.cpu_cooler.part;
-  const std::string path = "parts.cpu_cooler";
+  const char* const path = "parts.cpu_cooler";
   if (std::find(k.sockets.begin(), k.sockets.end(), cpu.socket) == k.sockets.end()) {
     c.fail([&] {
       return Words{fmt::format("{} mounts on {}; {} is socket {}", k.name,
@@ -104,7 +104,7 @@ static void cool003(RuleContext& c) {
       return Words{fmt::format("{} CPU cooler{} for {} CPUs", c.b.cpu_cooler.count,
                                c.b.cpu_cooler.count == 1 ? "" : "s", n),
                    qty(c.b.cpu_cooler.count, "coolers"), qty(n, "coolers", 0, ">="),
-                   fmt::format("use {} coolers, one per CPU", n), path + ".count"};
+                   fmt::format("use {} coolers, one per CPU", n), std::string(path) + ".count"};
     });
   }
 }

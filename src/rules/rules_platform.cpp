@@ -81,13 +81,15 @@ static void plat003(RuleContext& c) {
   if (c.b.platform == nullptr) return c.not_applicable("no platform in the build");
   const auto& g = *c.b.gpu.part;
   const auto& p = *c.b.platform;
-  const std::string form(catalog::to_string(g.form_factor));
+  // Nothing is formatted before a failure: the search decides this rule for
+  // every platform and GPU it pairs.
+  const std::string_view form = catalog::to_string(g.form_factor);
   const bool takes = std::find(p.gpu_form_factors.begin(), p.gpu_form_factors.end(), form) !=
                      p.gpu_form_factors.end();
-  std::vector<std::string> labels;
-  for (const auto& f : p.gpu_form_factors) labels.push_back(form_label(f));
-  const std::string takes_text = fmt::format("{}", fmt::join(labels, "/"));
   if (!takes) {
+    std::vector<std::string> labels;
+    for (const auto& f : p.gpu_form_factors) labels.push_back(form_label(f));
+    const std::string takes_text = fmt::format("{}", fmt::join(labels, "/"));
     std::string fix = g.form_factor == catalog::GpuFormFactor::pcie
                           ? "use a platform with PCIe GPU slots, or the SXM/OAM version of the GPU "
                             "with its baseboard server"
