@@ -172,7 +172,9 @@ void vary(Rng& rng, Cooling& c) {
 
 /// A unique, negligible change of a rule-relevant figure (SyntheticOptions::distinct).
 void make_distinct(Gpu& g, double d) { g.power_w += d; }
-void make_distinct(Cpu& c, double d) { c.tdp_w += d; }
+// The sustained power, not the TDP: raising the TDP alone would put it above
+// max_power_w, which the loader rejects.
+void make_distinct(Cpu& c, double d) { c.max_power_w += d; }
 void make_distinct(Platform& p, double d) { p.base_power_w += d; }
 void make_distinct(MemoryKit& m, double d) { m.power_w += d; }
 void make_distinct(Storage& s, double d) { s.power_w += d; }

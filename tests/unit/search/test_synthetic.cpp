@@ -43,3 +43,14 @@ TEST_CASE("synthetic_catalog output is accepted by the loader", "[search][synthe
   for (const auto& g : parsed->gpus) gpu_ids.insert(g.id);
   CHECK(gpu_ids.size() == parsed->gpus.size());
 }
+
+TEST_CASE("a synthetic catalog of distinct SKUs is accepted by the loader", "[search][synthetic]") {
+  // The worst-case benchmark's catalog: every generated part gets a unique
+  // tiny change of a power figure, which must keep each part valid (a CPU's
+  // TDP raised past its max_power_w was rejected).
+  const auto c = search::synthetic_catalog(catalog::embedded_catalog(),
+                                           {.parts = 1000, .seed = 42, .distinct = true});
+  auto parsed = catalog::parse_catalog(search::catalog_document(c), "synthetic.json", false);
+  REQUIRE(parsed.has_value());
+  CHECK(search::hardware_parts(*parsed) == 1000);
+}
