@@ -3,46 +3,13 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/report/check_report.hpp"
+#include "gpuadvisor/report/markup.hpp"
 
 namespace gpuadvisor::report {
 namespace {
 
-/// Escapes text for XML; drops characters XML 1.0 does not allow (control
-/// characters other than tab and newlines). In attributes, newlines are
-/// written as character references so that parsers keep them.
-std::string escape(std::string_view s, bool attribute) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\n':
-        out += attribute ? "&#10;" : "\n";
-        break;
-      default:
-        if (c >= 0x20 || ch == '\t' || ch == '\r') out += ch;
-    }
-  }
-  return out;
-}
-
-std::string xml(std::string_view s) { return escape(s, true); }
-std::string xml_text(std::string_view s) { return escape(s, false); }
+std::string xml(std::string_view s) { return escape_markup(s, Markup::xml_attribute); }
+std::string xml_text(std::string_view s) { return escape_markup(s, Markup::xml_text); }
 
 std::string finding_block(const rules::SpecResult& s, std::size_t i) {
   const auto& f = s.evaluation.findings[i];

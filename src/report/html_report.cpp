@@ -10,6 +10,7 @@
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
+#include "gpuadvisor/report/markup.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 
@@ -18,37 +19,7 @@ namespace {
 
 /// Text for HTML content and attribute values. Catalog text may come from a
 /// user's --catalog file: everything is escaped.
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Control characters other than tab and newline have no place in a page.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += "&#xFFFD;";
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+std::string esc(std::string_view s) { return escape_markup(s, Markup::html); }
 
 /// Coordinates in SVG, one decimal.
 std::string num(double v) { return fmt::format("{:.1f}", v); }
