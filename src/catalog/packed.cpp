@@ -40,14 +40,12 @@ void fields(V& v, T& p) {
   v(p.usd, p.kind, p.date, p.source, p.local);
 }
 template <typename V, typename T>
-  requires std::is_base_of_v<PartBase, std::remove_const_t<T>>
-void base(V& v, T& p) {
-  v(p.id, p.aliases, p.name, p.price, p.sources, p.notes);
-}
+requires std::is_base_of_v<PartBase, std::remove_const_t<T>>
+void base(V& v, T& p) { v(p.id, p.aliases, p.name, p.price, p.sources, p.notes); }
 template <typename V, Is<Architecture> T>
 void fields(V& v, T& a) {
-  v(a.id, a.vendor, a.stack, a.compute_capability, a.min_stack_version, a.max_stack_version,
-    a.bf16, a.fp8, a.sources);
+  v(a.id, a.vendor, a.stack, a.compute_capability, a.min_stack_version, a.max_stack_version, a.bf16,
+    a.fp8, a.sources);
 }
 template <typename V, Is<GpuInterconnect> T>
 void fields(V& v, T& i) {
@@ -58,16 +56,14 @@ void fields(V& v, T& g) {
   base(v, g);
   v(g.vendor, g.architecture, g.market, g.memory_gb, g.memory_type, g.memory_bandwidth_gbs,
     g.tensor_tflops_16bit, g.tensor_tflops_fp8, g.fp32_tflops, g.tf32_tflops, g.power_w,
-    g.form_factor, g.slot_width, g.length_mm, g.baseboard, g.interconnect, g.pcie_gen,
-    g.pcie_lanes, g.power_connector, g.power_connector_count, g.passive_cooling, g.cooling,
-    g.condition);
+    g.form_factor, g.slot_width, g.length_mm, g.baseboard, g.interconnect, g.pcie_gen, g.pcie_lanes,
+    g.power_connector, g.power_connector_count, g.passive_cooling, g.cooling, g.condition);
 }
 template <typename V, Is<Cpu> T>
 void fields(V& v, T& c) {
   base(v, c);
-  v(c.vendor, c.family, c.socket, c.cores, c.threads, c.pcie_lanes, c.pcie_gen,
-    c.memory_channels, c.memory_type, c.tdp_w, c.max_power_w, c.pcie_lanes_2p,
-    c.cooler_included);
+  v(c.vendor, c.family, c.socket, c.cores, c.threads, c.pcie_lanes, c.pcie_gen, c.memory_channels,
+    c.memory_type, c.tdp_w, c.max_power_w, c.pcie_lanes_2p, c.cooler_included);
 }
 template <typename V, Is<IncludedPart> T>
 void fields(V& v, T& p) {
@@ -76,12 +72,11 @@ void fields(V& v, T& p) {
 template <typename V, Is<Platform> T>
 void fields(V& v, T& p) {
   base(v, p);
-  v(p.kind, p.form_factor, p.socket, p.cpu_families, p.cpu_sockets, p.gpu_form_factors,
-    p.baseboard, p.max_gpus, p.max_gpu_slot_width, p.max_gpu_length_mm, p.gpu_pcie_lanes,
-    p.memory_slots, p.memory_type, p.registered_memory, p.max_memory_gb, p.nvme_slots,
-    p.drive_bays, p.psu_form, p.psu_bays, p.max_psu_w, p.base_power_w, p.included_cooling_w,
-    p.included_psu, p.gpu_counts, p.cpu_cooler_included, p.gpu_airflow, p.validated_power,
-    p.nvme_form, p.bay_size, p.eps_inputs);
+  v(p.kind, p.form_factor, p.socket, p.cpu_families, p.cpu_sockets, p.gpu_form_factors, p.baseboard,
+    p.max_gpus, p.max_gpu_slot_width, p.max_gpu_length_mm, p.gpu_pcie_lanes, p.memory_slots,
+    p.memory_type, p.registered_memory, p.max_memory_gb, p.nvme_slots, p.drive_bays, p.psu_form,
+    p.psu_bays, p.max_psu_w, p.base_power_w, p.included_cooling_w, p.included_psu, p.gpu_counts,
+    p.cpu_cooler_included, p.gpu_airflow, p.validated_power, p.nvme_form, p.bay_size, p.eps_inputs);
 }
 template <typename V, Is<MemoryKit> T>
 void fields(V& v, T& m) {
@@ -112,8 +107,8 @@ void fields(V& v, T& c) {
 template <typename V, Is<ModelPreset> T>
 void fields(V& v, T& m) {
   v(m.id, m.name, m.kind, m.params, m.layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab,
-    m.seq_len, m.gated_ffn, m.tied_embeddings, m.flash_attention, m.flops_per_sample,
-    m.image_size, m.activation_bytes_per_sample, m.sources);
+    m.seq_len, m.gated_ffn, m.tied_embeddings, m.flash_attention, m.flops_per_sample, m.image_size,
+    m.activation_bytes_per_sample, m.sources);
 }
 template <typename V, Is<CloudPrice> T>
 void fields(V& v, T& c) {

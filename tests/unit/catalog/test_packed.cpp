@@ -91,8 +91,7 @@ TEST_CASE("bytes the packer did not write are refused", "[catalog][packed]") {
   const std::string bytes = pack_catalog(embedded_catalog());
   CHECK_THROWS_WITH(unpack_catalog(bytes.substr(0, bytes.size() - 1)),
                     "embedded catalog: the packed data is truncated");
-  CHECK_THROWS_WITH(unpack_catalog(bytes + "x"),
-                    "embedded catalog: bytes left after the catalog");
+  CHECK_THROWS_WITH(unpack_catalog(bytes + "x"), "embedded catalog: bytes left after the catalog");
   CHECK_THROWS_WITH(unpack_catalog("JSON" + bytes.substr(4)),
                     "embedded catalog: not in the packed format");
   CHECK_THROWS_AS(unpack_catalog(""), std::runtime_error);
