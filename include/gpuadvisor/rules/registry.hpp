@@ -156,7 +156,7 @@ class RuleContext {
   /// The rule cannot be checked on this build (missing part or input).
   void not_applicable(std::string_view why) {
     decision_ = Decision::not_applicable;
-    why_ = why;
+    if (findings_ != nullptr) why_ = why;  // the search never reads it: no copy
   }
   [[nodiscard]] bool explaining() const { return findings_ != nullptr; }
   [[nodiscard]] Decision decision() const { return decision_; }
