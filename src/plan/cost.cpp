@@ -44,8 +44,8 @@ Group group(int size, int stride, const Network& n) {
 }
 
 /// Collective time of a group: a ring of 2(n-1) steps (all-reduce) or n-1.
-double collective(double factor_per_step_count, double bytes, int size, int stride,
-                  bool all_reduce, const Network& n) {
+double collective(double factor_per_step_count, double bytes, int size, int stride, bool all_reduce,
+                  const Network& n) {
   if (size <= 1) return 0;
   const Group g = group(size, stride, n);
   const int phases = all_reduce ? 2 : 1;
@@ -95,8 +95,8 @@ std::string invalid_reason(const workload::Workload& w, const Layout& l, const N
   const int kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
   if (l.tp < 1 || l.pp < 1 || l.vp < 1 || l.cp < 1 || l.dp < 1 || l.micro_batch < 1)
     return "every degree is at least 1";
-  if (l.tp > net.domain) return fmt::format("tensor parallel {} exceeds the {}-GPU NVLink domain",
-                                            l.tp, net.domain);
+  if (l.tp > net.domain)
+    return fmt::format("tensor parallel {} exceeds the {}-GPU NVLink domain", l.tp, net.domain);
   if (a.heads % l.tp != 0 || kv % l.tp != 0)
     return "attention heads and KV heads must divide by tensor parallel (Megatron-LM)";
   if (l.pp > a.layers) return "more pipeline stages than layers";
@@ -147,8 +147,8 @@ Rate rate(const workload::Workload& w, const catalog::Gpu& g, int micro_batch, R
   if (r == Recompute::selective) {
     // The attention core (QK^T, softmax, AV) runs once more in backward.
     const auto eff = workload::detail::matmul_efficiency(g);
-    out.seconds_per_token += wk::kAttnForward * d(w.arch.layers) * d(w.arch.hidden) *
-                             d(w.seq_len) / (out.peak * eff.fraction);
+    out.seconds_per_token += wk::kAttnForward * d(w.arch.layers) * d(w.arch.hidden) * d(w.seq_len) /
+                             (out.peak * eff.fraction);
   }
   out.model_flops_per_token = model.flops_per_token;
   out.attention_share = model.attention_flops / std::max(1.0, model.total_flops);
@@ -222,8 +222,8 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
     const double bytes = tokens_mb * d(a.hidden) * act_bytes / (l.sp ? d(l.tp) : 1.0);
     const bool inter = l.tp * l.cp * l.pp > n.gpus_per_node;
     const double bw = inter ? n.inter_bw : n.intra_bw;
-    t_pp = 2 * d(l.vp) *
-           (bytes / bw + n.base_latency + (inter ? n.inter_latency : n.intra_latency));
+    t_pp =
+        2 * d(l.vp) * (bytes / bw + n.base_latency + (inter ? n.inter_latency : n.intra_latency));
   }
   const double per_mb = t_mb + t_tp + t_cp + t_pp;
   c.compute = m * t_mb;

@@ -120,9 +120,35 @@ void layouts(const Context& ctx, const Network& net, int tp, int cp, int pp, int
   }
 }
 
+/// False when even the layout of the shape that needs the least memory
+/// (micro-batch 1, no interleaving, sequence parallel, full recompute, the
+/// most sharding allowed) does not fit: memory only grows along each of those
+/// dimensions, so no layout of the shape fits.
+bool may_fit(const Context& ctx, const detail::Pre& pre, int tp, int cp, int pp, int dp) {
+  const auto& pin = ctx.q.pinned;
+  Layout l{tp,
+           pp,
+           pin.vp.value_or(1),
+           cp,
+           dp,
+           pin.sp.value_or(tp > 1),
+           Sharding::none,
+           pin.recompute.value_or(Recompute::full),
+           pin.micro_batch.value_or(1),
+           0};
+  l.sharding = pin.sharding.value_or(dp == 1   ? Sharding::none
+                                     : pp == 1 ? Sharding::zero3
+                                               : Sharding::zero1);
+  l.global_batch = global_batch(ctx, l);
+  if (l.global_batch == 0 || !invalid_reason(ctx.q.w, l, pre.net).empty()) return true;
+  const auto m = detail::stage_memory(ctx.q.w, pre, l);
+  return m.memory.device <= workload::usable_bytes(ctx.q.w, *pre.gpu);
+}
+
 PlanResult run(const Query& q, bool prune) {
   Context ctx{q, 0, {}};
-  const double batch_tokens = q.max_batch_tokens > 0 ? q.max_batch_tokens : k::kDefaultMaxBatchTokens;
+  const double batch_tokens =
+      q.max_batch_tokens > 0 ? q.max_batch_tokens : k::kDefaultMaxBatchTokens;
   ctx.max_seqs = std::floor(batch_tokens / std::max(1, q.w.seq_len));
   std::vector<Plan> all;
   const bool by_cost = q.objective != Objective::time;
@@ -131,8 +157,10 @@ PlanResult run(const Query& q, bool prune) {
     std::string price_id;
     const double price = price_of(q.catalog, *g, &price_id);
     if (by_cost && price <= 0) {
-      ctx.out.notes.push_back(fmt::format("{}: no cloud price in the catalog; left out of a "
-                                          "search by cost", g->id));
+      ctx.out.notes.push_back(
+          fmt::format("{}: no cloud price in the catalog; left out of a "
+                      "search by cost",
+                      g->id));
       continue;
     }
     const auto pre = detail::prepare(q.w, *g);
@@ -141,6 +169,7 @@ PlanResult run(const Query& q, bool prune) {
     for (int n : counts) {
       const double goodput = q.goodput ? *q.goodput : goodput_at_scale(n);
       shapes(q.w, q.pinned, pre.net, n, [&](int tp, int cp, int pp, int dp) {
+        if (prune && !may_fit(ctx, pre, tp, cp, pp, dp)) return;
         std::optional<Candidate> best;
         layouts(ctx, pre.net, tp, cp, pp, dp, prune, [&](const Layout& l) {
           std::size_t mi = 0;
@@ -179,7 +208,8 @@ PlanResult run(const Query& q, bool prune) {
     return std::make_tuple(by_cost ? p.usd : p.hours, p.gpu_index, l.gpus(), l.tp, l.pp, l.cp);
   };
   std::sort(all.begin(), all.end(), [&](const Plan& a, const Plan& b) { return key(a) < key(b); });
-  if (q.top > 0 && all.size() > static_cast<std::size_t>(q.top)) all.resize(static_cast<std::size_t>(q.top));
+  if (q.top > 0 && all.size() > static_cast<std::size_t>(q.top))
+    all.resize(static_cast<std::size_t>(q.top));
   ctx.out.plans = std::move(all);
   return std::move(ctx.out);
 }

@@ -35,11 +35,11 @@ inline constexpr std::string_view kObjectiveNames[] = {"time", "cost", "cost-und
 
 /// One way to lay a training job over tp x pp x cp x dp GPUs.
 struct Layout {
-  int tp = 1;  ///< tensor parallel (within the NVLink/Infinity Fabric domain)
-  int pp = 1;  ///< pipeline stages
-  int vp = 1;  ///< interleaved chunks per stage (virtual pipeline)
-  int cp = 1;  ///< context parallel (sequence split, ring attention)
-  int dp = 1;  ///< data parallel replicas
+  int tp = 1;       ///< tensor parallel (within the NVLink/Infinity Fabric domain)
+  int pp = 1;       ///< pipeline stages
+  int vp = 1;       ///< interleaved chunks per stage (virtual pipeline)
+  int cp = 1;       ///< context parallel (sequence split, ring attention)
+  int dp = 1;       ///< data parallel replicas
   bool sp = false;  ///< sequence parallelism over the tensor-parallel group
   workload::Sharding sharding = workload::Sharding::none;  ///< zero1 = distributed optimizer
   Recompute recompute = Recompute::none;
@@ -54,8 +54,8 @@ struct Layout {
 /// The links a layout's collectives run over.
 struct Network {
   int gpus_per_node = 8;
-  int domain = 8;  ///< GPUs sharing NVLink/NVSwitch or Infinity Fabric (tensor parallel limit)
-  double intra_bw = 0;       ///< bytes/s per GPU inside a node (NCCL bus bandwidth)
+  int domain = 8;       ///< GPUs sharing NVLink/NVSwitch or Infinity Fabric (tensor parallel limit)
+  double intra_bw = 0;  ///< bytes/s per GPU inside a node (NCCL bus bandwidth)
   double intra_latency = 0;  ///< seconds per ring step inside a node
   double inter_bw = 0;       ///< bytes/s per GPU between nodes (one NIC per GPU)
   double inter_latency = 0;  ///< seconds per ring step between nodes
@@ -66,14 +66,14 @@ struct Network {
 
 /// Seconds per optimizer step, term by term, and what they give.
 struct StepCost {
-  double compute = 0;   ///< m x per-micro-batch compute of the slowest stage
-  double tp_comm = 0;   ///< tensor-parallel all-reduces / all-gathers + reduce-scatters
-  double cp_comm = 0;   ///< context-parallel KV exchange not hidden behind attention
-  double pp_comm = 0;   ///< pipeline point-to-point sends
-  double bubble = 0;    ///< pipeline fill and drain: (p-1)/v micro-batch times
-  double dp_comm = 0;   ///< data-parallel / ZeRO collectives not hidden behind compute
-  double step = 0;      ///< the sum
-  double tokens_per_second = 0;  ///< all GPUs, steady state
+  double compute = 0;               ///< m x per-micro-batch compute of the slowest stage
+  double tp_comm = 0;               ///< tensor-parallel all-reduces / all-gathers + reduce-scatters
+  double cp_comm = 0;               ///< context-parallel KV exchange not hidden behind attention
+  double pp_comm = 0;               ///< pipeline point-to-point sends
+  double bubble = 0;                ///< pipeline fill and drain: (p-1)/v micro-batch times
+  double dp_comm = 0;               ///< data-parallel / ZeRO collectives not hidden behind compute
+  double step = 0;                  ///< the sum
+  double tokens_per_second = 0;     ///< all GPUs, steady state
   double model_tflops_per_gpu = 0;  ///< model FLOPs (no recompute) per GPU and second
   double mfu = 0;                   ///< model FLOPs utilisation
   double goodput = 1;               ///< share of wall time that trains
@@ -84,8 +84,8 @@ struct StepCost {
 
 /// The layout cost model. `w` is the resolved workload (its batch, sharding,
 /// checkpointing and GPU count are replaced by the layout's).
-[[nodiscard]] StepCost evaluate(const workload::Workload& w, const catalog::Gpu& g,
-                                const Layout& l, const Network& net);
+[[nodiscard]] StepCost evaluate(const workload::Workload& w, const catalog::Gpu& g, const Layout& l,
+                                const Network& net);
 
 /// Why a layout cannot run at all (divisibility, domain, framework limits);
 /// empty when it can.
@@ -110,13 +110,13 @@ struct Query {
   workload::Workload w;
   std::vector<const catalog::Gpu*> gpus;  ///< GPU types to consider
   int min_gpus = 1, max_gpus = 1;         ///< total GPUs (whole nodes above one node)
-  std::optional<int> global_batch;        ///< sequences; default: the largest within max_batch_tokens
-  double max_batch_tokens = 0;            ///< 0: kDefaultMaxBatchTokens
+  std::optional<int> global_batch;  ///< sequences; default: the largest within max_batch_tokens
+  double max_batch_tokens = 0;      ///< 0: kDefaultMaxBatchTokens
   std::optional<double> deadline_hours;
   Objective objective = Objective::time;
   std::optional<double> goodput;  ///< given: used as is; else goodput_at_scale
   Pinned pinned;
-  int top = 10;                   ///< layouts returned (0: all)
+  int top = 10;                               ///< layouts returned (0: all)
   const catalog::Catalog* catalog = nullptr;  ///< cloud prices for the cost objectives
 };
 
@@ -126,19 +126,19 @@ struct Plan {
   Layout layout;
   StepCost cost;
   int nodes = 1, gpus_per_node = 1;
-  double hours = 0;           ///< wall clock for the workload's tokens
+  double hours = 0;  ///< wall clock for the workload's tokens
   double gpu_hours = 0;
-  double usd = 0;             ///< 0 when no cloud price is known
+  double usd = 0;  ///< 0 when no cloud price is known
   double usd_per_gpu_hour = 0;
-  std::string price_id;       ///< catalog cloud price used
-  int gpu_index = 0;          ///< position of gpu in Query::gpus (tie-break)
+  std::string price_id;  ///< catalog cloud price used
+  int gpu_index = 0;     ///< position of gpu in Query::gpus (tie-break)
 };
 
 struct PlanResult {
-  std::vector<Plan> plans;       ///< best first: one per shape (GPU, nodes, tp, pp, cp, dp)
-  std::uint64_t evaluated = 0;   ///< layouts priced
-  std::uint64_t shapes = 0;      ///< shapes with at least one layout that fits
-  std::vector<int> gpu_counts;   ///< GPU counts searched
+  std::vector<Plan> plans;      ///< best first: one per shape (GPU, nodes, tp, pp, cp, dp)
+  std::uint64_t evaluated = 0;  ///< layouts priced
+  std::uint64_t shapes = 0;     ///< shapes with at least one layout that fits
+  std::vector<int> gpu_counts;  ///< GPU counts searched
   std::vector<std::string> notes;
 };
 
