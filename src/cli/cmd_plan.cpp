@@ -15,9 +15,9 @@
 
 #include "cli.hpp"
 #include "gpuadvisor/core/quantity.hpp"
-#include "gpuadvisor/workload/constants.hpp"
 #include "gpuadvisor/plan/emit.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
+#include "gpuadvisor/workload/constants.hpp"
 #include "workload_flags.hpp"
 
 namespace gpuadvisor::cli {
@@ -28,8 +28,8 @@ const std::vector<std::string> kFormats{"text", "json"};
 struct PlanFlags {
   WorkloadFlags w;
   std::vector<std::string> gpu;
-  std::optional<std::string> gpus, nodes, deadline, global_batch, max_batch_tokens, tp, pp, vp,
-      cp, dp, micro_batch, recompute, sequence_parallel, output_dir;
+  std::optional<std::string> gpus, nodes, deadline, global_batch, max_batch_tokens, tp, pp, vp, cp,
+      dp, micro_batch, recompute, sequence_parallel, output_dir;
   std::string objective = "time";
   std::vector<std::string> emit;
   int top = 10;
@@ -71,8 +71,8 @@ double duration_hours(const std::string& text) {
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !(v > 0) || v > 1e6)
-    bad("--deadline", fmt::format("expected a duration such as 2000h, 90d or 12w, got \"{}\"",
-                                  text));
+    bad("--deadline",
+        fmt::format("expected a duration such as 2000h, 90d or 12w, got \"{}\"", text));
   return v * unit;
 }
 
@@ -86,7 +86,9 @@ std::vector<const catalog::Gpu*> gpus_of(const std::vector<std::string>& ids,
       continue;
     }
     const auto* g = cat.gpu(id);
-    if (g == nullptr) bad("--gpu", fmt::format("unknown GPU \"{}\"; see gpuadvisor catalog list --category gpu", id));
+    if (g == nullptr)
+      bad("--gpu",
+          fmt::format("unknown GPU \"{}\"; see gpuadvisor catalog list --category gpu", id));
     if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
   }
   return out;
@@ -111,7 +113,8 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   } else if (f.gpus) {
     const auto [a, b] = range(*f.gpus, "--gpus", static_cast<int>(workload::k::kMaxGpus));
     if (a == b && a > node && a % node != 0)
-      bad("--gpus", fmt::format("above one node plans use whole nodes of {} GPUs, got {}", node, a));
+      bad("--gpus",
+          fmt::format("above one node plans use whole nodes of {} GPUs, got {}", node, a));
     q.min_gpus = a;
     q.max_gpus = b;
   } else {
@@ -119,7 +122,9 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
     q.max_gpus = node;
   }
   const auto obj = plan::parse_objective(f.objective);
-  if (!obj) bad("--objective", fmt::format("expected time, cost or cost-under-deadline, got \"{}\"", f.objective));
+  if (!obj)
+    bad("--objective",
+        fmt::format("expected time, cost or cost-under-deadline, got \"{}\"", f.objective));
   q.objective = *obj;
   if (f.deadline) q.deadline_hours = duration_hours(*f.deadline);
   if (q.objective == plan::Objective::cost_under_deadline && !q.deadline_hours)
@@ -127,7 +132,9 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   if (f.global_batch) q.global_batch = whole(*f.global_batch, "--global-batch", 1, 100'000'000);
   if (f.max_batch_tokens) {
     const auto v = parse_count(*f.max_batch_tokens);
-    if (!v || *v < 1) bad("--max-batch-tokens", fmt::format("expected a token count such as 4M, got \"{}\"", *f.max_batch_tokens));
+    if (!v || *v < 1)
+      bad("--max-batch-tokens",
+          fmt::format("expected a token count such as 4M, got \"{}\"", *f.max_batch_tokens));
     q.max_batch_tokens = *v;
   }
   if (f.w.goodput) q.goodput = q.w.goodput;
@@ -140,11 +147,14 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   if (f.micro_batch) pin.micro_batch = whole(*f.micro_batch, "--micro-batch", 1, 8);
   if (f.recompute) {
     pin.recompute = plan::parse_recompute(*f.recompute);
-    if (!pin.recompute) bad("--recompute", fmt::format("expected none, selective or full, got \"{}\"", *f.recompute));
+    if (!pin.recompute)
+      bad("--recompute", fmt::format("expected none, selective or full, got \"{}\"", *f.recompute));
   }
   if (f.sequence_parallel) {
     pin.sp = workload::parse_switch(*f.sequence_parallel);
-    if (!pin.sp) bad("--sequence-parallel", fmt::format("expected on or off, got \"{}\"", *f.sequence_parallel));
+    if (!pin.sp)
+      bad("--sequence-parallel",
+          fmt::format("expected on or off, got \"{}\"", *f.sequence_parallel));
   }
   if (f.w.sharding) pin.sharding = q.w.sharding;
   q.top = f.top;
@@ -158,7 +168,8 @@ void write_files(const std::string& dir, const std::vector<plan::EmittedFile>& f
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) bad(dir, fmt::format("cannot write: {}", ec ? ec.message() : "not a directory"));
+  if (ec || !fs::is_directory(dir))
+    bad(dir, fmt::format("cannot write: {}", ec ? ec.message() : "not a directory"));
   for (const auto& f : files) {
     const fs::path target = fs::path(dir) / f.name;
     if (!force && fs::exists(target))
@@ -197,7 +208,9 @@ ExitCode run_plan(const Globals& g, const PlanFlags& f) {
   for (const auto& e : f.emit) {
     if (std::find(std::begin(plan::kEngineNames), std::end(plan::kEngineNames), e) ==
         std::end(plan::kEngineNames))
-      bad("--emit", fmt::format("expected megatron, deepspeed, torchrun, torchtitan or slurm, got \"{}\"", e));
+      bad("--emit",
+          fmt::format("expected megatron, deepspeed, torchrun, torchtitan or slurm, got \"{}\"",
+                      e));
   }
   if (!f.emit.empty() && !f.output_dir) bad("--emit", "needs --output-dir DIR");
   if (f.output_dir && f.emit.empty()) bad("--output-dir", "needs --emit ENGINES");
@@ -244,35 +257,53 @@ Examples:
 Exit codes: 0 a plan, 1 no layout fits (or meets the deadline), 2 bad input.)");
   add_workload_flags(cmd, f->w, /*with_gpu=*/false, "pretrain");
   auto* c = cmd->add_option_group("Cluster", "Where to train and what to optimise");
-  set_choices(c->add_option("--gpu", f->gpu, "GPU types to consider (catalog ids, comma-separated, or all; default all)")
-                  ->delimiter(',')
-                  ->type_name("ID[,ID...]"),
-              [] { return std::vector<std::string>{"all"}; });
-  c->add_option("--gpus", f->gpus, "Total GPUs, N or MIN-MAX (whole nodes above 8; default 1-8)")->type_name("N|MIN-MAX");
-  c->add_option("--nodes", f->nodes, "Nodes of 8 GPUs, N or MIN-MAX (instead of --gpus)")->type_name("N|MIN-MAX");
-  set_choices(c->add_option("--objective", f->objective, "time (default), cost, or cost-under-deadline")->type_name("OBJ"),
-              {"time", "cost", "cost-under-deadline"});
+  set_choices(
+      c->add_option("--gpu", f->gpu,
+                    "GPU types to consider (catalog ids, comma-separated, or all; default all)")
+          ->delimiter(',')
+          ->type_name("ID[,ID...]"),
+      [] { return std::vector<std::string>{"all"}; });
+  c->add_option("--gpus", f->gpus, "Total GPUs, N or MIN-MAX (whole nodes above 8; default 1-8)")
+      ->type_name("N|MIN-MAX");
+  c->add_option("--nodes", f->nodes, "Nodes of 8 GPUs, N or MIN-MAX (instead of --gpus)")
+      ->type_name("N|MIN-MAX");
+  set_choices(
+      c->add_option("--objective", f->objective, "time (default), cost, or cost-under-deadline")
+          ->type_name("OBJ"),
+      {"time", "cost", "cost-under-deadline"});
   c->add_option("--deadline", f->deadline, "Wall-clock limit: 2000h, 90d, 12w")->type_name("TIME");
-  c->add_option("--global-batch", f->global_batch, "Sequences per optimizer step (default: the largest within --max-batch-tokens)")->type_name("N");
-  c->add_option("--max-batch-tokens", f->max_batch_tokens, "Largest global batch in tokens (default 16M, Llama 3 405B's)")->type_name("N");
-  c->add_option("--top", f->top, "Layouts listed (0: all that fit)")->type_name("N")->check(CLI::Range(0, 100000));
+  c->add_option("--global-batch", f->global_batch,
+                "Sequences per optimizer step (default: the largest within --max-batch-tokens)")
+      ->type_name("N");
+  c->add_option("--max-batch-tokens", f->max_batch_tokens,
+                "Largest global batch in tokens (default 16M, Llama 3 405B's)")
+      ->type_name("N");
+  c->add_option("--top", f->top, "Layouts listed (0: all that fit)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 100000));
   auto* p = cmd->add_option_group("Layout", "Pin a dimension; the search varies the rest");
   p->add_option("--tp", f->tp, "Tensor parallel degree")->type_name("N");
   p->add_option("--pp", f->pp, "Pipeline stages")->type_name("N");
   p->add_option("--vp", f->vp, "Interleaved chunks per pipeline stage")->type_name("N");
   p->add_option("--cp", f->cp, "Context parallel degree")->type_name("N");
   p->add_option("--dp", f->dp, "Data parallel degree")->type_name("N");
-  p->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch: 1, 2, 4 or 8")->type_name("N");
+  p->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch: 1, 2, 4 or 8")
+      ->type_name("N");
   set_choices(p->add_option("--recompute", f->recompute, "none, selective or full")->type_name("R"),
               {"none", "selective", "full"});
-  set_choices(p->add_option("--sequence-parallel", f->sequence_parallel, "on or off")->type_name("on|off"),
-              {"on", "off"});
+  set_choices(
+      p->add_option("--sequence-parallel", f->sequence_parallel, "on or off")->type_name("on|off"),
+      {"on", "off"});
   auto* e = cmd->add_option_group("Launch files", "What to run the best plan with");
-  set_choices(e->add_option("--emit", f->emit, "megatron, deepspeed, torchrun (torchtitan), torchtitan, slurm; comma-separated")
+  set_choices(e->add_option(
+                   "--emit", f->emit,
+                   "megatron, deepspeed, torchrun (torchtitan), torchtitan, slurm; comma-separated")
                   ->delimiter(',')
                   ->type_name("ENGINES"),
               {"megatron", "deepspeed", "torchrun", "torchtitan", "slurm"});
-  e->add_option("--output-dir", f->output_dir, "Directory for the launch files (created if missing)")->type_name("DIR");
+  e->add_option("--output-dir", f->output_dir,
+                "Directory for the launch files (created if missing)")
+      ->type_name("DIR");
   e->add_flag("--force", f->force, "Replace launch files that exist");
   r.add(cmd, kFormats, [&g, f] { return run_plan(g, *f); });
 }

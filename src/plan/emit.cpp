@@ -106,8 +106,9 @@ std::string megatron(const workload::Workload& w, const Plan& p) {
   s += ")\n";
   s += fmt::format(
       "exec torchrun --nnodes \"${{NNODES:-{}}}\" --nproc-per-node {} \\\n"
-      "  --rdzv-backend c10d --rdzv-endpoint \"${{MASTER_ADDR:-localhost}}:${{MASTER_PORT:-29500}}\" "
-      "--rdzv-id \"${{RDZV_ID:-gpuadvisor}}\" \\\n"
+      "  --rdzv_backend c10d --rdzv_endpoint "
+      "\"${{MASTER_ADDR:-localhost}}:${{MASTER_PORT:-29500}}\" "
+      "--rdzv_id \"${{RDZV_ID:-gpuadvisor}}\" \\\n"
       "  \"$MEGATRON_LM/pretrain_gpt.py\" \"${{PARALLEL_ARGS[@]}}\" \"$@\"\n",
       p.nodes, p.gpus_per_node);
   return s;
@@ -123,12 +124,10 @@ std::string deepspeed(const workload::Workload& w, const Plan& p) {
                                w.precision == workload::Precision::fp8}};
   j["fp16"] = {{"enabled", w.precision == workload::Precision::fp16}};
   // Bucket sizes: DeepSpeed's defaults (5e8 elements), prefetch 5e7.
-  nlohmann::ordered_json z = {{"stage", static_cast<int>(l.sharding)},
-                              {"overlap_comm", true},
-                              {"contiguous_gradients", true},
-                              {"reduce_scatter", true},
-                              {"reduce_bucket_size", 500000000},
-                              {"allgather_bucket_size", 500000000}};
+  nlohmann::ordered_json z = {
+      {"stage", static_cast<int>(l.sharding)}, {"overlap_comm", true},
+      {"contiguous_gradients", true},          {"reduce_scatter", true},
+      {"reduce_bucket_size", 500000000},       {"allgather_bucket_size", 500000000}};
   if (l.sharding == Sharding::zero3) {
     z["stage3_prefetch_bucket_size"] = 50000000;
     z["stage3_param_persistence_threshold"] = 100000;
@@ -154,8 +153,8 @@ std::string torchtitan(const workload::Workload& w, const Plan& p) {
       fmt::format("--training.num_tokens_per_train_step {}",
                   static_cast<long long>(l.global_batch) * w.seq_len),
       fmt::format("--training.steps {}",
-                  static_cast<long long>(std::ceil(static_cast<double>(train_samples(w)) /
-                                                   l.global_batch))),
+                  static_cast<long long>(
+                      std::ceil(static_cast<double>(train_samples(w)) / l.global_batch))),
   };
   // FSDP keeps parameters gathered between forward and backward for ZeRO-1/2.
   if (shard && l.sharding != Sharding::zero3)
@@ -166,7 +165,8 @@ std::string torchtitan(const workload::Workload& w, const Plan& p) {
     args.push_back(fmt::format("--parallelism.pipeline_parallel_schedule {}",
                                l.vp > 1 ? "Interleaved1F1B" : "1F1B"));
     args.push_back(fmt::format("--parallelism.pipeline_parallel_layers_per_stage {}", per / l.vp));
-    args.push_back(fmt::format("--parallelism.pipeline_parallel_first_stage_less_layers {}", first));
+    args.push_back(
+        fmt::format("--parallelism.pipeline_parallel_first_stage_less_layers {}", first));
     args.push_back(fmt::format("--parallelism.pipeline_parallel_last_stage_less_layers {}", last));
     args.push_back(fmt::format("--parallelism.num_pp_microbatches {}", l.micro_batches()));
   }
@@ -182,8 +182,9 @@ std::string torchtitan(const workload::Workload& w, const Plan& p) {
   s += ")\n";
   s += fmt::format(
       "exec torchrun --nnodes \"${{NNODES:-{}}}\" --nproc-per-node {} \\\n"
-      "  --rdzv-backend c10d --rdzv-endpoint \"${{MASTER_ADDR:-localhost}}:${{MASTER_PORT:-29500}}\" "
-      "--rdzv-id \"${{RDZV_ID:-gpuadvisor}}\" \\\n"
+      "  --rdzv_backend c10d --rdzv_endpoint "
+      "\"${{MASTER_ADDR:-localhost}}:${{MASTER_PORT:-29500}}\" "
+      "--rdzv_id \"${{RDZV_ID:-gpuadvisor}}\" \\\n"
       "  -m torchtitan.train --module \"$MODULE\" --config \"$CONFIG\" \"${{PARALLEL_ARGS[@]}}\" "
       "\"$@\"\n",
       p.nodes, p.gpus_per_node);

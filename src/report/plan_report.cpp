@@ -56,8 +56,8 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
       counts.empty() ? "none"
       : counts.size() == 1
           ? fmt::format("{} GPUs", format_number(counts.front()))
-          : fmt::format("{} counts from {} to {} GPUs", counts.size(), format_number(counts.front()),
-                        format_number(counts.back()));
+          : fmt::format("{} counts from {} to {} GPUs", counts.size(),
+                        format_number(counts.front()), format_number(counts.back()));
   out += fmt::format("Searched {} on {}: {} layouts priced, {} shapes fit ({:.2f} s)\n",
                      gpus.size() > 60 ? fmt::format("{} GPU types", q.gpus.size()) : gpus, range,
                      format_number(static_cast<double>(r.result.evaluated)),
@@ -87,8 +87,7 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
     t.add_row({std::to_string(++rank), p.gpu->id, fmt::format("{} x {}", p.nodes, p.gpus_per_node),
                layout_summary(l), std::string(workload::to_string(l.sharding)),
                std::string(plan::to_string(l.recompute)), std::to_string(l.micro_batch),
-               format_number(l.global_batch),
-               format_number(p.cost.tokens_per_second / l.gpus(), 0),
+               format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
                fmt::format("{:.1f}%", 100 * p.cost.mfu), days(p.hours),
                p.usd > 0 ? format_usd(p.usd) : "-"});
   }
@@ -97,9 +96,8 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   const auto& b = r.result.plans.front();
   const auto& c = b.cost;
   const auto& l = b.layout;
-  out += fmt::format(
-      "\nBest: {} {} x {} GPUs, {}, {} micro-batches of {} per step\n", b.gpu->id, b.nodes,
-      b.gpus_per_node, layout_summary(l), l.micro_batches(), l.micro_batch);
+  out += fmt::format("\nBest: {} {} x {} GPUs, {}, {} micro-batches of {} per step\n", b.gpu->id,
+                     b.nodes, b.gpus_per_node, layout_summary(l), l.micro_batches(), l.micro_batch);
   out += fmt::format(
       "  step {:.2f} s: compute {}, tensor-parallel {}, context-parallel {}, pipeline sends {}, "
       "bubble {}, data-parallel {}\n",
@@ -154,51 +152,51 @@ ojson plan_json(const PlanReport& r) {
     const auto& l = p.layout;
     const auto& c = p.cost;
     const auto& m = c.memory;
-    plans.push_back(ojson{
-        {"rank", ++rank},
-        {"gpu", p.gpu->id},
-        {"nodes", p.nodes},
-        {"gpus_per_node", p.gpus_per_node},
-        {"gpus", l.gpus()},
-        {"layout",
-         {{"tensor_parallel", l.tp},
-          {"pipeline_parallel", l.pp},
-          {"virtual_stages", l.vp},
-          {"context_parallel", l.cp},
-          {"data_parallel", l.dp},
-          {"sequence_parallel", l.sp},
-          {"sharding", workload::to_string(l.sharding)},
-          {"recompute", plan::to_string(l.recompute)},
-          {"micro_batch", l.micro_batch},
-          {"global_batch", l.global_batch},
-          {"micro_batches", l.micro_batches()}}},
-        {"step_seconds",
-         {{"total", sig(c.step)},
-          {"compute", sig(c.compute)},
-          {"tensor_parallel", sig(c.tp_comm)},
-          {"context_parallel", sig(c.cp_comm)},
-          {"pipeline_sends", sig(c.pp_comm)},
-          {"bubble", sig(c.bubble)},
-          {"data_parallel", sig(c.dp_comm)}}},
-        {"memory_bytes",
-         {{"device", std::round(m.device)},
-          {"usable", std::round(c.usable_bytes)},
-          {"weights", std::round(m.weights)},
-          {"master_weights", std::round(m.master_weights)},
-          {"gradients", std::round(m.gradients)},
-          {"optimizer", std::round(m.optimizer)},
-          {"activations", std::round(m.activations)},
-          {"logits", std::round(m.logits)}}},
-        {"tokens_per_second", sig(c.tokens_per_second)},
-        {"tokens_per_second_per_gpu", sig(c.tokens_per_second / l.gpus())},
-        {"model_tflops_per_gpu", sig(c.model_tflops_per_gpu)},
-        {"mfu", sig(c.mfu)},
-        {"goodput", sig(c.goodput)},
-        {"hours", sig(p.hours)},
-        {"gpu_hours", sig(p.gpu_hours)},
-        {"cost_usd", p.usd > 0 ? ojson(sig(p.usd)) : ojson(nullptr)},
-        {"usd_per_gpu_hour", p.usd > 0 ? ojson(p.usd_per_gpu_hour) : ojson(nullptr)},
-        {"price", p.usd > 0 ? ojson(p.price_id) : ojson(nullptr)}});
+    plans.push_back(
+        ojson{{"rank", ++rank},
+              {"gpu", p.gpu->id},
+              {"nodes", p.nodes},
+              {"gpus_per_node", p.gpus_per_node},
+              {"gpus", l.gpus()},
+              {"layout",
+               {{"tensor_parallel", l.tp},
+                {"pipeline_parallel", l.pp},
+                {"virtual_stages", l.vp},
+                {"context_parallel", l.cp},
+                {"data_parallel", l.dp},
+                {"sequence_parallel", l.sp},
+                {"sharding", workload::to_string(l.sharding)},
+                {"recompute", plan::to_string(l.recompute)},
+                {"micro_batch", l.micro_batch},
+                {"global_batch", l.global_batch},
+                {"micro_batches", l.micro_batches()}}},
+              {"step_seconds",
+               {{"total", sig(c.step)},
+                {"compute", sig(c.compute)},
+                {"tensor_parallel", sig(c.tp_comm)},
+                {"context_parallel", sig(c.cp_comm)},
+                {"pipeline_sends", sig(c.pp_comm)},
+                {"bubble", sig(c.bubble)},
+                {"data_parallel", sig(c.dp_comm)}}},
+              {"memory_bytes",
+               {{"device", std::round(m.device)},
+                {"usable", std::round(c.usable_bytes)},
+                {"weights", std::round(m.weights)},
+                {"master_weights", std::round(m.master_weights)},
+                {"gradients", std::round(m.gradients)},
+                {"optimizer", std::round(m.optimizer)},
+                {"activations", std::round(m.activations)},
+                {"logits", std::round(m.logits)}}},
+              {"tokens_per_second", sig(c.tokens_per_second)},
+              {"tokens_per_second_per_gpu", sig(c.tokens_per_second / l.gpus())},
+              {"model_tflops_per_gpu", sig(c.model_tflops_per_gpu)},
+              {"mfu", sig(c.mfu)},
+              {"goodput", sig(c.goodput)},
+              {"hours", sig(p.hours)},
+              {"gpu_hours", sig(p.gpu_hours)},
+              {"cost_usd", p.usd > 0 ? ojson(sig(p.usd)) : ojson(nullptr)},
+              {"usd_per_gpu_hour", p.usd > 0 ? ojson(p.usd_per_gpu_hour) : ojson(nullptr)},
+              {"price", p.usd > 0 ? ojson(p.price_id) : ojson(nullptr)}});
   }
   j["plans"] = plans;
   return j;

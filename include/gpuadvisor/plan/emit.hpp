@@ -12,10 +12,10 @@
 namespace gpuadvisor::plan {
 
 inline constexpr std::string_view kEngineNames[] = {"megatron", "deepspeed", "torchrun",
-                                                     "torchtitan", "slurm"};
+                                                    "torchtitan", "slurm"};
 
 struct EmittedFile {
-  std::string name;     ///< file name inside the output directory
+  std::string name;  ///< file name inside the output directory
   std::string content;
   bool executable = false;
 };
