@@ -184,7 +184,10 @@ PlanResult run(const Query& q, bool prune) {
           return true;
         });
         if (!best) return;
-        if (q.deadline_hours && best->hours > *q.deadline_hours) return;
+        if (q.deadline_hours && best->hours > *q.deadline_hours) {
+          ++ctx.out.too_slow;
+          return;
+        }
         ++ctx.out.shapes;
         Plan p;
         p.gpu = g;

@@ -64,8 +64,9 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
                      format_number(static_cast<double>(r.result.shapes)), r.seconds);
   for (const auto& n : r.result.notes) out += "note: " + n + "\n";
   if (r.result.plans.empty()) {
-    out += q.deadline_hours
-               ? fmt::format("\nNo layout fits and finishes within {}.\n", days(*q.deadline_hours))
+    out += r.result.too_slow > 0
+               ? fmt::format("\nNo layout finishes within {}: {} shapes fit but take longer.\n",
+                             days(*q.deadline_hours), r.result.too_slow)
                : std::string("\nNo layout fits the GPUs' memory.\n");
     return out;
   }

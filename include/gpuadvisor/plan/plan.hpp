@@ -138,6 +138,7 @@ struct PlanResult {
   std::vector<Plan> plans;      ///< best first: one per shape (GPU, nodes, tp, pp, cp, dp)
   std::uint64_t evaluated = 0;  ///< layouts priced
   std::uint64_t shapes = 0;     ///< shapes with at least one layout that fits
+  std::uint64_t too_slow = 0;   ///< shapes that fit but miss the deadline
   std::vector<int> gpu_counts;  ///< GPU counts searched
   std::vector<std::string> notes;
 };

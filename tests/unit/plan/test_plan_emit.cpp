@@ -95,7 +95,9 @@ void check_files(const workload::Workload& w, const plan::Plan& p) {
     }
     CHECK(f.content.starts_with("#!/usr/bin/env bash\n"));
     CHECK(bash_parses(f.content));
-    const auto& allowed = f.name == "megatron.sh" ? megatron : f.name == "torchtitan.sh" ? titan : slurm;
+    const auto& allowed = f.name == "megatron.sh"     ? megatron
+                          : f.name == "torchtitan.sh" ? titan
+                                                      : slurm;
     for (const auto& flag : flags_of(f.content)) {
       INFO(flag);
       CHECK(allowed.count(flag) == 1);
@@ -105,7 +107,8 @@ void check_files(const workload::Workload& w, const plan::Plan& p) {
   CHECK_THAT(m, Catch::Contains("--tensor-model-parallel-size " + std::to_string(p.layout.tp)));
   CHECK_THAT(m, Catch::Contains("--pipeline-model-parallel-size " + std::to_string(p.layout.pp)));
   CHECK_THAT(m, Catch::Contains("--global-batch-size " + std::to_string(p.layout.global_batch)));
-  CHECK_THAT(files[3].content, Catch::Contains("#SBATCH --nodes=" + std::to_string(p.nodes) + "\n"));
+  CHECK_THAT(files[3].content,
+             Catch::Contains("#SBATCH --nodes=" + std::to_string(p.nodes) + "\n"));
 }
 
 }  // namespace
