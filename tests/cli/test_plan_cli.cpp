@@ -47,9 +47,16 @@ TEST_CASE("plan: Llama 3.1 405B on 16,384 H100s ranks layouts and explains the b
 }
 
 TEST_CASE("plan: pinning the published layout gives its throughput", "[cli][plan]") {
-  auto r = run(plan({"--model", "llama-3.1-405b", "--tokens", "15T", "--gpu", "h100-sxm", "--gpus",
-                     "16384", "--tp", "8", "--pp", "16", "--cp", "1", "--global-batch", "2048",
-                     "--micro-batch", "1", "--format", "json"}));
+  auto r = run(plan({"--model",        "llama-3.1-405b",
+                     "--tokens",       "15T",
+                     "--gpu",          "h100-sxm",
+                     "--gpus",         "16384",
+                     "--tp",           "8",
+                     "--pp",           "16",
+                     "--cp",           "1",
+                     "--global-batch", "2048",
+                     "--micro-batch",  "1",
+                     "--format",       "json"}));
   REQUIRE(r.exit_code == 0);
   const auto j = json::parse(r.out);
   const auto& best = j["plans"][0];
@@ -82,12 +89,12 @@ TEST_CASE("plan: a deadline nothing meets, or a model nothing fits, is exit 1", 
   CHECK_THAT(big.out, Catch::EndsWith("\nNo layout fits the GPUs' memory.\n"));
 }
 
-TEST_CASE("plan: --emit writes every file or none, and never replaces one unasked",
-          "[cli][plan]") {
+TEST_CASE("plan: --emit writes every file or none, and never replaces one unasked", "[cli][plan]") {
   const auto dir = fresh_dir("emit");
-  const std::vector<std::string> base{"--model",  "llama-3.1-8b", "--gpu",        "h100-sxm",
-                                      "--gpus",   "16",           "--emit",       "slurm,megatron,deepspeed",
-                                      "--output-dir", dir.string()};
+  const std::vector<std::string> base{
+      "--model",      "llama-3.1-8b", "--gpu",  "h100-sxm",
+      "--gpus",       "16",           "--emit", "slurm,megatron,deepspeed",
+      "--output-dir", dir.string()};
   auto r = run(plan(base));
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("Wrote megatron.sh, ds_config.json, train.sbatch in "));
@@ -119,9 +126,11 @@ TEST_CASE("plan: bad input is one precise error each, exit 2", "[cli][plan]") {
       {{"--gpus", "12"}, "--gpus: above one node plans use whole nodes of 8 GPUs, got 12"},
       {{"--gpus", "9-4"}, "--gpus: expected MIN-MAX with MIN <= MAX, got \"9-4\""},
       {{"--gpus", "8", "--nodes", "2"}, "--nodes: give --gpus or --nodes, not both"},
-      {{"--gpu", "nope"}, "--gpu: unknown GPU \"nope\"; see gpuadvisor catalog list --category gpu"},
+      {{"--gpu", "nope"},
+       "--gpu: unknown GPU \"nope\"; see gpuadvisor catalog list --category gpu"},
       {{"--task", "lora"}, "--task: plan lays out full training: expected pretrain or finetune"},
-      {{"--deadline", "5x"}, "--deadline: expected a duration such as 2000h, 90d or 12w, got \"5x\""},
+      {{"--deadline", "5x"},
+       "--deadline: expected a duration such as 2000h, 90d or 12w, got \"5x\""},
       {{"--objective", "cost-under-deadline"}, "--objective: cost-under-deadline needs --deadline"},
       {{"--emit", "slurm"}, "--emit: needs --output-dir DIR"},
       {{"--emit", "kubernetes", "--output-dir", "/tmp/x"},
