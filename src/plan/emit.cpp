@@ -18,6 +18,14 @@ bool has(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+/// A name for a comment line: control characters (a newline would end the
+/// comment and run the rest) become '?'.
+std::string comment_safe(std::string s) {
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
 std::string header(const workload::Workload& w, const Plan& p, std::string_view what) {
   const auto& l = p.layout;
   return fmt::format(
@@ -25,8 +33,8 @@ std::string header(const workload::Workload& w, const Plan& p, std::string_view 
       "# {} for {} on {} x {} {} (gpuadvisor plan).\n"
       "# Layout: TP {} PP {} (chunks {}) CP {} DP {}, {}, recompute {}, micro-batch {},\n"
       "# global batch {} sequences of {} tokens; predicted {:.0f} tokens/s per GPU.\n",
-      what, w.model_name, p.nodes, p.gpus_per_node, p.gpu->id, l.tp, l.pp, l.vp, l.cp, l.dp,
-      workload::to_string(l.sharding), to_string(l.recompute), l.micro_batch, l.global_batch,
+      what, comment_safe(w.model_name), p.nodes, p.gpus_per_node, p.gpu->id, l.tp, l.pp, l.vp, l.cp,
+      l.dp, workload::to_string(l.sharding), to_string(l.recompute), l.micro_batch, l.global_batch,
       w.seq_len, p.cost.tokens_per_second / l.gpus());
 }
 

@@ -159,3 +159,14 @@ TEST_CASE("plan emit: Megatron-LM's layout string for uneven stages", "[plan][em
   CHECK(s.ends_with("|tttL"));
   CHECK(plan::megatron_layout(128, 16, 2).empty());
 }
+
+TEST_CASE("plan emit: a model name cannot break out of its comment", "[plan][emit]") {
+  workload::WorkloadInput in;
+  in.model = "llama-3.1-8b";
+  auto w = test::make(in);
+  const auto p = best(w, "h100-sxm", 8);
+  w.model_name = "evil\nrm -rf /\r";
+  const auto f = plan::emit(w, p, {"megatron"}).front().content;
+  CHECK_THAT(f, Catch::Contains("# Megatron-LM pretrain_gpt.py arguments for evil?rm -rf /? on"));
+  CHECK_THAT(f, !Catch::Contains("\nrm -rf"));
+}
