@@ -151,6 +151,10 @@ PlanResult run(const Query& q, bool prune) {
       q.max_batch_tokens > 0 ? q.max_batch_tokens : k::kDefaultMaxBatchTokens;
   ctx.max_seqs = std::floor(batch_tokens / std::max(1, q.w.seq_len));
   std::vector<Plan> all;
+  if (q.w.arch.experts > 0)
+    ctx.out.notes.emplace_back(
+        "mixture of experts: no expert parallelism yet; the experts are split by tensor and "
+        "pipeline parallelism like dense weights, and launch files carry no MoE options");
   const bool by_cost = q.objective != Objective::time;
   for (std::size_t gi = 0; gi < q.gpus.size(); ++gi) {
     const auto* g = q.gpus[gi];
