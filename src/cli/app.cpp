@@ -193,6 +193,7 @@ void build_app(CLI::App& app, Globals& g, Registry& r) {
   register_check(app, g, r);
   register_verify(app, g, r);
   register_estimate(app, g, r);
+  register_plan(app, g, r);
   register_catalog(app, g, r);
   register_rules(app, g, r);
   register_completion(app, g, r);

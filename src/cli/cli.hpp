@@ -56,6 +56,7 @@ void build_app(CLI::App& app, Globals& g, Registry& r);
 /// Each subcommand lives in its own file and registers itself here.
 void register_catalog(CLI::App& app, Globals& g, Registry& r);
 void register_estimate(CLI::App& app, Globals& g, Registry& r);
+void register_plan(CLI::App& app, Globals& g, Registry& r);
 void register_check(CLI::App& app, Globals& g, Registry& r);
 void register_recommend(CLI::App& app, Globals& g, Registry& r);
 void register_rules(CLI::App& app, Globals& g, Registry& r);

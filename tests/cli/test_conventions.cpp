@@ -46,8 +46,7 @@ TEST_CASE("an unknown command gets a suggestion and exit 2", "[cli][conventions]
   CHECK(far.exit_code == 2);
   CHECK(far.err ==
         "gpuadvisor: error: unknown command \"foo\"; expected one of recommend, check, verify, "
-        "estimate, "
-        "catalog, rules, completion, help, version\n");
+        "estimate, plan, catalog, rules, completion, help, version\n");
 
   auto sub = run({"catalog", "lst"});
   CHECK(sub.exit_code == 2);
@@ -65,6 +64,7 @@ TEST_CASE("an unknown command gets a suggestion and exit 2", "[cli][conventions]
   CHECK(none.exit_code == 2);
   CHECK(none.err ==
         "gpuadvisor: error: no command given; expected one of recommend, check, verify, estimate, "
+        "plan, "
         "catalog, rules, completion, help, version (run 'gpuadvisor --help')\n");
 
   auto catalog = run({"catalog"});

@@ -297,7 +297,7 @@ TEST_CASE("recommend rejects bad flags with exit 2 and one line per problem", "[
   CHECK(gpu.exit_code == 2);
   CHECK(gpu.err ==
         "gpuadvisor: error: unknown option \"--gpu\" for 'gpuadvisor recommend': it is an option "
-        "of 'estimate' (run 'gpuadvisor help recommend')\n");
+        "of 'estimate', 'plan' (run 'gpuadvisor help recommend')\n");
 
   auto format = run({"recommend", "--budget", "20000", "--model-size", "7B", "--format", "sarif"});
   CHECK(format.exit_code == 2);

@@ -1,0 +1,42 @@
+#pragma once
+// Internals of the plan module shared by the cost model and the search: the
+// per-GPU-type rates computed once per search, and stage memory.
+#include <cstddef>
+
+#include "gpuadvisor/plan/constants.hpp"
+#include "gpuadvisor/plan/plan.hpp"
+
+namespace gpuadvisor::plan::detail {
+
+/// One GPU's training speed at a micro-batch and recompute choice, from the
+/// workload estimator (matmuls at the measured rate, memory-bound kernels).
+struct Rate {
+  double seconds_per_token = 0;      ///< whole model on one GPU, no communication
+  double model_flops_per_token = 0;  ///< without recompute (the MFU numerator)
+  double attention_share = 0;        ///< of the model FLOPs
+  double peak = 0;                   ///< FLOP/s, dense, at the precision
+};
+[[nodiscard]] Rate rate(const workload::Workload& w, const catalog::Gpu& g, int micro_batch,
+                        Recompute r);
+
+/// What a search computes once per GPU type.
+struct Pre {
+  const catalog::Gpu* gpu = nullptr;
+  Network net;
+  Rate rates[std::size(k::kMicroBatches)][3];
+};
+[[nodiscard]] Pre prepare(const workload::Workload& w, const catalog::Gpu& g);
+
+struct StageMemory {
+  workload::MemoryBreakdown memory;  ///< the fullest stage
+  double params = 0;                 ///< parameters per GPU of the larger stage
+};
+/// Memory per GPU of the first and the last pipeline stage (the fullest of
+/// the two): the estimator's terms over the stage's share of the model.
+[[nodiscard]] StageMemory stage_memory(const workload::Workload& w, const Pre& pre,
+                                       const Layout& l);
+
+[[nodiscard]] StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l,
+                                const Rate& r);
+
+}  // namespace gpuadvisor::plan::detail

@@ -1,0 +1,206 @@
+// `gpuadvisor plan` as text and JSON. docs/plan.md shows both.
+#include "gpuadvisor/report/plan_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/report/table.hpp"
+
+namespace gpuadvisor::report {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using Align = Table::Align;
+
+double sig(double v, int digits = 4) {
+  if (v == 0 || !std::isfinite(v)) return 0;
+  const double scale =
+      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
+  return std::round(v * scale) / scale;
+}
+
+std::string pct(double part, double whole) {
+  return fmt::format("{:.0f}%", whole > 0 ? 100 * part / whole : 0);
+}
+
+std::string days(double hours) { return format_duration_hours(hours); }
+
+const char* exhaustive_text =
+    "every layout of every shape (tp, pp, cp, dp) for each GPU count searched; a layout is "
+    "skipped only when one already priced provably beats it (more recompute, or no sequence "
+    "parallelism); GPU counts: every count up to one node, whole nodes up to 64, then 2^k and "
+    "3x2^k nodes and the bounds";
+
+}  // namespace
+
+std::string layout_summary(const plan::Layout& l) {
+  std::string s = fmt::format("TP {}{}", l.tp, l.sp ? "+SP" : "");
+  if (l.pp > 1) s += fmt::format(" PP {}{}", l.pp, l.vp > 1 ? fmt::format("x{}", l.vp) : "");
+  if (l.cp > 1) s += fmt::format(" CP {}", l.cp);
+  s += fmt::format(" DP {}", l.dp);
+  return s;
+}
+
+std::string plan_text(const PlanReport& r, std::size_t width) {
+  const auto& q = *r.query;
+  const auto& w = q.w;
+  std::string out = fmt::format("{}: {}, {} tokens, sequence {}, {}; objective {}\n", w.model_name,
+                                workload::to_string(w.task), format_count(w.tokens), w.seq_len,
+                                workload::to_string(w.precision), plan::to_string(q.objective));
+  std::string gpus;
+  for (const auto* g : q.gpus) gpus += (gpus.empty() ? "" : ", ") + g->id;
+  const auto& counts = r.result.gpu_counts;
+  const std::string range =
+      counts.empty() ? "none"
+      : counts.size() == 1
+          ? fmt::format("{} GPUs", format_number(counts.front()))
+          : fmt::format("{} counts from {} to {} GPUs", counts.size(),
+                        format_number(counts.front()), format_number(counts.back()));
+  out += fmt::format("Searched {} on {}: {} layouts priced, {} shapes fit ({:.2f} s)\n",
+                     gpus.size() > 60 ? fmt::format("{} GPU types", q.gpus.size()) : gpus, range,
+                     format_number(static_cast<double>(r.result.evaluated)),
+                     format_number(static_cast<double>(r.result.shapes)), r.seconds);
+  for (const auto& n : r.result.notes) out += "note: " + n + "\n";
+  if (r.result.plans.empty()) {
+    out += r.result.too_slow > 0
+               ? fmt::format("\nNo layout finishes within {}: {} shapes fit but take longer.\n",
+                             days(*q.deadline_hours), r.result.too_slow)
+               : std::string("\nNo layout fits the GPUs' memory.\n");
+    return out;
+  }
+  Table t({{"#", Align::right},
+           {"GPU"},
+           {"nodes x GPUs", Align::right},
+           {"layout"},
+           {"ZeRO"},
+           {"recompute"},
+           {"mb", Align::right},
+           {"batch", Align::right},
+           {"tok/s/GPU", Align::right},
+           {"MFU", Align::right},
+           {"time", Align::right},
+           {"cost", Align::right}});
+  int rank = 0;
+  for (const auto& p : r.result.plans) {
+    const auto& l = p.layout;
+    t.add_row({std::to_string(++rank), p.gpu->id, fmt::format("{} x {}", p.nodes, p.gpus_per_node),
+               layout_summary(l), std::string(workload::to_string(l.sharding)),
+               std::string(plan::to_string(l.recompute)), std::to_string(l.micro_batch),
+               format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
+               fmt::format("{:.1f}%", 100 * p.cost.mfu), days(p.hours),
+               p.usd > 0 ? format_usd(p.usd) : "-"});
+  }
+  out += "\n" + t.render(0, width);
+
+  const auto& b = r.result.plans.front();
+  const auto& c = b.cost;
+  const auto& l = b.layout;
+  out += fmt::format("\nBest: {} {} x {} GPUs, {}, {} micro-batches of {} per step\n", b.gpu->id,
+                     b.nodes, b.gpus_per_node, layout_summary(l), l.micro_batches(), l.micro_batch);
+  out += fmt::format(
+      "  step {:.2f} s: compute {}, tensor-parallel {}, context-parallel {}, pipeline sends {}, "
+      "bubble {}, data-parallel {}\n",
+      c.step, pct(c.compute, c.step), pct(c.tp_comm, c.step), pct(c.cp_comm, c.step),
+      pct(c.pp_comm, c.step), pct(c.bubble, c.step), pct(c.dp_comm, c.step));
+  out += fmt::format("  {:.0f} model TFLOP/s per GPU ({:.1f}% MFU), goodput {:.1f}%{}\n",
+                     c.model_tflops_per_gpu, 100 * c.mfu, 100 * c.goodput,
+                     q.goodput ? " (given)" : " (interruptions at this scale)");
+  const auto& m = c.memory;
+  out += fmt::format(
+      "  memory per GPU, fullest stage: {} of {} usable\n    (weights {}, master {}, gradients "
+      "{}, optimizer {}, activations {}, logits {})\n",
+      format_bytes(m.device), format_bytes(c.usable_bytes), format_bytes(m.weights),
+      format_bytes(m.master_weights), format_bytes(m.gradients), format_bytes(m.optimizer),
+      format_bytes(m.activations), format_bytes(m.logits));
+  const auto net = plan::network_of(*b.gpu);
+  out += fmt::format("  network: {} in a node; {} (InfiniBand NDR, rail-optimised)\n",
+                     net.intra_text, net.inter_text);
+  out += fmt::format("  {} GPU-hours", format_number(b.gpu_hours));
+  if (b.usd > 0)
+    out += fmt::format(", {} at ${:.2f}/GPU-hour (cloud price {})", format_usd(b.usd),
+                       b.usd_per_gpu_hour, b.price_id);
+  out += "\ndocs/plan.md explains every term.\n";
+  return out;
+}
+
+ojson plan_json(const PlanReport& r) {
+  const auto& q = *r.query;
+  const auto& w = q.w;
+  ojson j;
+  j["schema_version"] = kPlanSchemaVersion;
+  j["model"] = w.model_id.empty() ? ojson(nullptr) : ojson(w.model_id);
+  j["model_name"] = w.model_name;
+  j["task"] = workload::to_string(w.task);
+  j["precision"] = workload::to_string(w.precision);
+  j["seq_len"] = w.seq_len;
+  j["tokens"] = sig(w.tokens);
+  j["parameters"] = sig(w.counts.total);
+  j["objective"] = plan::to_string(q.objective);
+  j["deadline_hours"] = q.deadline_hours ? ojson(sig(*q.deadline_hours)) : ojson(nullptr);
+  ojson gpus = ojson::array();
+  for (const auto* g : q.gpus) gpus.push_back(g->id);
+  j["gpus"] = gpus;
+  j["search"] = {{"gpu_counts", r.result.gpu_counts},
+                 {"layouts_priced", r.result.evaluated},
+                 {"shapes_fit", r.result.shapes},
+                 {"exhaustive", exhaustive_text},
+                 {"notes", r.result.notes}};
+  ojson plans = ojson::array();
+  int rank = 0;
+  for (const auto& p : r.result.plans) {
+    const auto& l = p.layout;
+    const auto& c = p.cost;
+    const auto& m = c.memory;
+    plans.push_back(
+        ojson{{"rank", ++rank},
+              {"gpu", p.gpu->id},
+              {"nodes", p.nodes},
+              {"gpus_per_node", p.gpus_per_node},
+              {"gpus", l.gpus()},
+              {"layout",
+               {{"tensor_parallel", l.tp},
+                {"pipeline_parallel", l.pp},
+                {"virtual_stages", l.vp},
+                {"context_parallel", l.cp},
+                {"data_parallel", l.dp},
+                {"sequence_parallel", l.sp},
+                {"sharding", workload::to_string(l.sharding)},
+                {"recompute", plan::to_string(l.recompute)},
+                {"micro_batch", l.micro_batch},
+                {"global_batch", l.global_batch},
+                {"micro_batches", l.micro_batches()}}},
+              {"step_seconds",
+               {{"total", sig(c.step)},
+                {"compute", sig(c.compute)},
+                {"tensor_parallel", sig(c.tp_comm)},
+                {"context_parallel", sig(c.cp_comm)},
+                {"pipeline_sends", sig(c.pp_comm)},
+                {"bubble", sig(c.bubble)},
+                {"data_parallel", sig(c.dp_comm)}}},
+              {"memory_bytes",
+               {{"device", std::round(m.device)},
+                {"usable", std::round(c.usable_bytes)},
+                {"weights", std::round(m.weights)},
+                {"master_weights", std::round(m.master_weights)},
+                {"gradients", std::round(m.gradients)},
+                {"optimizer", std::round(m.optimizer)},
+                {"activations", std::round(m.activations)},
+                {"logits", std::round(m.logits)}}},
+              {"tokens_per_second", sig(c.tokens_per_second)},
+              {"tokens_per_second_per_gpu", sig(c.tokens_per_second / l.gpus())},
+              {"model_tflops_per_gpu", sig(c.model_tflops_per_gpu)},
+              {"mfu", sig(c.mfu)},
+              {"goodput", sig(c.goodput)},
+              {"hours", sig(p.hours)},
+              {"gpu_hours", sig(p.gpu_hours)},
+              {"cost_usd", p.usd > 0 ? ojson(sig(p.usd)) : ojson(nullptr)},
+              {"usd_per_gpu_hour", p.usd > 0 ? ojson(p.usd_per_gpu_hour) : ojson(nullptr)},
+              {"price", p.usd > 0 ? ojson(p.price_id) : ojson(nullptr)}});
+  }
+  j["plans"] = plans;
+  return j;
+}
+
+}  // namespace gpuadvisor::report
