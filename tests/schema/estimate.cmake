@@ -21,3 +21,10 @@ gpuadvisor_schema_test(estimate_framework_overrides estimate.schema.json 0
   estimate --model llama-3-8b --task lora --framework litgpt --loss fused --lora-targets q,k,v,o
   --lora-dtype fp32 --grad-checkpointing selective --activation-offload on --goodput 0.8
   --gpus 4 --sharding zero3 --gpu rtx-4090 --format json)
+gpuadvisor_schema_test(estimate_serving_trtllm estimate.schema.json 0
+  estimate --model llama-2-70b --task inference --engine trtllm --gpus 4 --gpu h100-sxm
+  --precision fp8 --kv-cache-precision fp8 --concurrency 480 --prompt-len 128 --output-len 2048
+  --format json)
+gpuadvisor_schema_test(estimate_serving_awq_table estimate.schema.json 0
+  estimate --model llama-3.1-8b --task inference --precision int4 --quant awq --concurrency 32
+  --format json)
