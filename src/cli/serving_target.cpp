@@ -25,12 +25,12 @@ std::optional<double> positive(const std::optional<std::string>& text, std::stri
   }
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v) ||
-      v <= 0 || v * scale > max) {
-    diags.push_back({std::string(flag), "",
-                     fmt::format("expected {} above 0 and at most {:g}, got \"{}\"",
-                                 seconds ? "a time (0.5, 0.5s or 500ms)" : "a number", max,
-                                 *text)});
+  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v) || v <= 0 ||
+      v * scale > max) {
+    diags.push_back(
+        {std::string(flag), "",
+         fmt::format("expected {} above 0 and at most {:g}, got \"{}\"",
+                     seconds ? "a time (0.5, 0.5s or 500ms)" : "a number", max, *text)});
     return std::nullopt;
   }
   return v * scale;
@@ -55,10 +55,9 @@ void add_serving_target_flags(CLI::App* cmd, ServingTargetFlags& f) {
       ->type_name("T");
 }
 
-ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf,
-                            const ServingTargetFlags& f, const search::Constraints& c,
-                            const rules::RuleSet& rs, const catalog::Catalog& cat,
-                            const MoneyFormat& money) {
+ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf, const ServingTargetFlags& f,
+                            const search::Constraints& c, const rules::RuleSet& rs,
+                            const catalog::Catalog& cat, const MoneyFormat& money) {
   Diagnostics diags;
   search::ServingTarget t;
   if (auto u = positive(f.users, "--users", false, 1e7, diags)) {
@@ -74,15 +73,18 @@ ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf,
   t.max_ttft_s = positive(f.max_ttft, "--max-ttft", true, 3600, diags);
   t.max_tpot_s = positive(f.max_tpot, "--max-tpot", true, 60, diags);
   if (!wf.task || *wf.task != "inference") {
-    diags.push_back({"--task", "", "a serving target (--users, --throughput, ...) needs --task "
-                                   "inference"});
+    diags.push_back({"--task", "",
+                     "a serving target (--users, --throughput, ...) needs --task "
+                     "inference"});
   }
   if (f.users && f.throughput) {
-    diags.push_back({"--throughput", "", "give --users (with a per-user rate) or --throughput, "
-                                         "not both"});
+    diags.push_back({"--throughput", "",
+                     "give --users (with a per-user rate) or --throughput, "
+                     "not both"});
   } else if (!f.users && !f.throughput) {
-    diags.push_back({"--users", "", "a serving target needs --users with "
-                                    "--tokens-per-second-per-user, or --throughput"});
+    diags.push_back({"--users", "",
+                     "a serving target needs --users with "
+                     "--tokens-per-second-per-user, or --throughput"});
   } else if (f.users && !f.per_user && !f.max_tpot) {
     diags.push_back({"--tokens-per-second-per-user", "",
                      "required with --users (or --max-tpot): the rate each user must see"});

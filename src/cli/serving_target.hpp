@@ -26,8 +26,8 @@ void add_serving_target_flags(CLI::App* cmd, ServingTargetFlags& f);
 
 /// Plans the serving target on `cat` (the regional catalog) and emits it.
 [[nodiscard]] ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf,
-                                          const ServingTargetFlags& f,
-                                          const search::Constraints& c, const rules::RuleSet& rs,
-                                          const catalog::Catalog& cat, const MoneyFormat& money);
+                                          const ServingTargetFlags& f, const search::Constraints& c,
+                                          const rules::RuleSet& rs, const catalog::Catalog& cat,
+                                          const MoneyFormat& money);
 
 }  // namespace gpuadvisor::cli

@@ -34,26 +34,27 @@ std::string kv(const search::ServingOption& o) {
 }
 
 ojson option_json(const search::ServingOption& o) {
-  return {{"gpu", o.gpu},
-          {"gpu_name", o.gpu_name},
-          {"gpus_per_replica", o.gpus},
-          {"replicas", o.replicas},
-          {"total_gpus", o.total_gpus()},
-          {"precision", std::string(to_string(o.precision))},
-          {"quant", std::string(to_string(o.quant))},
-          {"kv_cache_precision", std::string(to_string(o.kv))},
-          {"concurrency_per_replica", o.concurrency},
-          {"ttft_s", sig(o.speed.ttft_s)},
-          {"tpot_s", sig(o.speed.tpot_s)},
-          {"output_tokens_per_second_per_replica", sig(o.speed.output_tokens_per_second)},
-          {"per_request_tokens_per_second", sig(o.speed.per_request_tokens_per_second)},
-          {"per_user_tokens_per_second",
-           sig(o.speed.output_tokens_per_second / std::max(1, o.concurrency))},
-          {"max_concurrency_per_replica", o.speed.max_concurrency},
-          {"device_bytes_per_gpu", std::round(o.memory.device)},
-          {"gpu_price_usd", std::round(o.gpu_usd)},
-          {"cloud_usd_per_hour", o.cloud_usd_per_hour ? ojson(sig(*o.cloud_usd_per_hour)) : ojson()},
-          {"cloud_offer", o.cloud_offer.empty() ? ojson() : ojson(o.cloud_offer)}};
+  return {
+      {"gpu", o.gpu},
+      {"gpu_name", o.gpu_name},
+      {"gpus_per_replica", o.gpus},
+      {"replicas", o.replicas},
+      {"total_gpus", o.total_gpus()},
+      {"precision", std::string(to_string(o.precision))},
+      {"quant", std::string(to_string(o.quant))},
+      {"kv_cache_precision", std::string(to_string(o.kv))},
+      {"concurrency_per_replica", o.concurrency},
+      {"ttft_s", sig(o.speed.ttft_s)},
+      {"tpot_s", sig(o.speed.tpot_s)},
+      {"output_tokens_per_second_per_replica", sig(o.speed.output_tokens_per_second)},
+      {"per_request_tokens_per_second", sig(o.speed.per_request_tokens_per_second)},
+      {"per_user_tokens_per_second",
+       sig(o.speed.output_tokens_per_second / std::max(1, o.concurrency))},
+      {"max_concurrency_per_replica", o.speed.max_concurrency},
+      {"device_bytes_per_gpu", std::round(o.memory.device)},
+      {"gpu_price_usd", std::round(o.gpu_usd)},
+      {"cloud_usd_per_hour", o.cloud_usd_per_hour ? ojson(sig(*o.cloud_usd_per_hour)) : ojson()},
+      {"cloud_offer", o.cloud_offer.empty() ? ojson() : ojson(o.cloud_offer)}};
 }
 
 }  // namespace
@@ -68,10 +69,9 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
     return out;
   }
   const auto& b = p.options.front();
-  out += fmt::format(
-      "\nCheapest: {} replica{} of {}x {} = {} GPUs, {} weights, {} KV cache\n", b.replicas,
-      b.replicas > 1 ? "s" : "", b.gpus, terminal_safe(b.gpu_name), b.total_gpus(), weights(b),
-      kv(b));
+  out += fmt::format("\nCheapest: {} replica{} of {}x {} = {} GPUs, {} weights, {} KV cache\n",
+                     b.replicas, b.replicas > 1 ? "s" : "", b.gpus, terminal_safe(b.gpu_name),
+                     b.total_gpus(), weights(b), kv(b));
   out += fmt::format("  {:<14}{} requests per replica (memory holds {})\n", "concurrency",
                      b.concurrency, b.speed.max_concurrency);
   out += fmt::format(
@@ -83,13 +83,13 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
                      format_number(b.speed.output_tokens_per_second),
                      format_number(b.speed.output_tokens_per_second * b.replicas));
   out += fmt::format("  {:<14}{} per GPU\n", "memory", format_bytes(b.memory.device));
-  out += fmt::format("  {:<14}{} for the GPUs (catalog prices; the servers around them are not "
-                     "included){}\n",
-                     "cost", money(b.gpu_usd),
-                     b.cloud_usd_per_hour
-                         ? fmt::format("; rented: {}/h ({})", money(*b.cloud_usd_per_hour),
-                                       terminal_safe(b.cloud_offer))
-                         : "");
+  out += fmt::format(
+      "  {:<14}{} for the GPUs (catalog prices; the servers around them are not "
+      "included){}\n",
+      "cost", money(b.gpu_usd),
+      b.cloud_usd_per_hour ? fmt::format("; rented: {}/h ({})", money(*b.cloud_usd_per_hour),
+                                         terminal_safe(b.cloud_offer))
+                           : "");
   out += "\nBy GPU model (the cheapest way each meets the target)\n";
   Table t({{"GPU"},
            {"GPUS", Table::Align::right},
@@ -103,8 +103,7 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
     t.add_row({o.gpu, fmt::format("{}x{}", o.replicas, o.gpus), weights(o), kv(o),
                fmt::format("{}", o.concurrency),
                fmt::format("{:.1f}", o.speed.output_tokens_per_second / o.concurrency),
-               format_number(o.speed.output_tokens_per_second * o.replicas),
-               money(o.gpu_usd)});
+               format_number(o.speed.output_tokens_per_second * o.replicas), money(o.gpu_usd)});
   }
   out += t.render(2, width);
   out += "  GPUS: replicas x GPUs per replica (tensor parallel); REQ: requests per replica.\n";

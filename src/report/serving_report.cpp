@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "../workload/model.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
-#include "../workload/model.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -66,9 +66,9 @@ ojson serving_workload_json(const Workload& w) {
 
 void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
   if (!c.serving) {
-    for (const char* k : {"ttft_s", "tpot_s", "output_tokens_per_second",
-                          "per_request_tokens_per_second", "prefill_s", "max_concurrency",
-                          "decode_step"}) {
+    for (const char* k :
+         {"ttft_s", "tpot_s", "output_tokens_per_second", "per_request_tokens_per_second",
+          "prefill_s", "max_concurrency", "decode_step"}) {
       j[k] = nullptr;
     }
     return;
@@ -80,12 +80,10 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
   j["per_request_tokens_per_second"] = sig(s.per_request_tokens_per_second);
   j["prefill_s"] = sig(s.prefill_s);
   j["max_concurrency"] = s.max_concurrency;
-  j["decode_step"] = {{"weights_s", sig(s.step_weights_s)},
-                      {"kv_cache_s", sig(s.step_kv_s)},
-                      {"matmul_s", sig(s.step_compute_s)},
-                      {"elementwise_s", sig(s.step_elementwise_s)},
-                      {"all_reduce_s", sig(s.step_comm_s)},
-                      {"engine_s", sig(s.step_overhead_s)}};
+  j["decode_step"] = {
+      {"weights_s", sig(s.step_weights_s)}, {"kv_cache_s", sig(s.step_kv_s)},
+      {"matmul_s", sig(s.step_compute_s)},  {"elementwise_s", sig(s.step_elementwise_s)},
+      {"all_reduce_s", sig(s.step_comm_s)}, {"engine_s", sig(s.step_overhead_s)}};
 }
 
 std::string serving_batch_line(const Workload& w) {
@@ -94,11 +92,11 @@ std::string serving_batch_line(const Workload& w) {
 }
 
 std::string serving_weights_note(const Workload& w) {
-  std::string what = w.quant == Quant::none
-                         ? std::string(w.precision == Precision::fp32 ? "fp32" : "16-bit")
-                         : fmt::format("{} {}, {:.3g} bit; embeddings 16-bit",
-                                       to_string(w.precision), to_string(w.quant),
-                                       detail::weight_bits(w.precision, w.quant));
+  std::string what =
+      w.quant == Quant::none
+          ? std::string(w.precision == Precision::fp32 ? "fp32" : "16-bit")
+          : fmt::format("{} {}, {:.3g} bit; embeddings 16-bit", to_string(w.precision),
+                        to_string(w.quant), detail::weight_bits(w.precision, w.quant));
   if (w.gpus > 1) what += fmt::format(", tensor parallel / {}", w.gpus);
   return what;
 }
@@ -116,9 +114,9 @@ std::string serving_compute_lines(const Workload& w, const ComputeEstimate& c,
   std::string out;
   out += fmt::format("  {:<14}{} (prefill of one {}-token prompt)\n", "TTFT", ms(s.ttft_s),
                      w.prompt_len);
-  out += fmt::format("  {:<14}{} per output token at {} in flight ({} tokens/s per request)\n",
-                     "TPOT", ms(s.tpot_s), w.batch_size,
-                     format_number(s.per_request_tokens_per_second, 1));
+  out +=
+      fmt::format("  {:<14}{} per output token at {} in flight ({} tokens/s per request)\n", "TPOT",
+                  ms(s.tpot_s), w.batch_size, format_number(s.per_request_tokens_per_second, 1));
   out += fmt::format("  {:<14}{} output tokens/s in all ({} per GPU), prefill included\n",
                      "throughput", format_number(s.output_tokens_per_second),
                      format_number(s.output_tokens_per_second / gpus));

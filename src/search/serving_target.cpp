@@ -28,7 +28,8 @@ double user_rate(const workload::ServingSpeed& s, int c) {
 
 bool meets(const workload::ServingSpeed& s, int c, const ServingTarget& t) {
   return (!t.tokens_per_second_user || user_rate(s, c) >= *t.tokens_per_second_user) &&
-         (!t.max_tpot_s || s.tpot_s <= *t.max_tpot_s) && (!t.max_ttft_s || s.ttft_s <= *t.max_ttft_s);
+         (!t.max_tpot_s || s.tpot_s <= *t.max_tpot_s) &&
+         (!t.max_ttft_s || s.ttft_s <= *t.max_ttft_s);
 }
 
 /// The most requests per replica (0 if none) that meet the target's rates
@@ -97,10 +98,9 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
   plan.tpot_bound_s = tpot;
   std::vector<std::string> parts;
   if (t.users) {
-    parts.push_back(t.tokens_per_second_user
-                        ? fmt::format("{} users x {:g} tokens/s each", *t.users,
-                                      *t.tokens_per_second_user)
-                        : fmt::format("{} users", *t.users));
+    parts.push_back(t.tokens_per_second_user ? fmt::format("{} users x {:g} tokens/s each",
+                                                           *t.users, *t.tokens_per_second_user)
+                                             : fmt::format("{} users", *t.users));
   }
   if (t.throughput) parts.push_back(fmt::format("{:g} output tokens/s in all", *t.throughput));
   if (tpot > 0) parts.push_back(fmt::format("TPOT <= {:.1f} ms", tpot * 1e3));
@@ -135,7 +135,8 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
           w.gpu = g.id;
           w.batch_size = 1;
           const auto one = workload::serving_speed(w, g, n);
-          if (one.max_concurrency > 0 && (!fastest || user_rate(one, 1) > user_rate(fastest->speed, 1))) {
+          if (one.max_concurrency > 0 &&
+              (!fastest || user_rate(one, 1) > user_rate(fastest->speed, 1))) {
             fastest = make_option(g, n, p, w, one);
           }
           const int c = best_concurrency(w, g, n, t);
@@ -145,8 +146,9 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
           int replicas = 1;
           if (t.users) replicas = std::max(replicas, (*t.users + c - 1) / c);
           if (t.throughput) {
-            replicas = std::max(replicas, static_cast<int>(std::ceil(
-                                              *t.throughput / o.speed.output_tokens_per_second)));
+            replicas = std::max(
+                replicas,
+                static_cast<int>(std::ceil(*t.throughput / o.speed.output_tokens_per_second)));
           }
           o.replicas = replicas;
           o.gpu_usd = g.price.usd * o.total_gpus();
@@ -166,7 +168,8 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
     if (best) plan.options.push_back(std::move(*best));
   }
   std::sort(plan.options.begin(), plan.options.end(), [](const auto& a, const auto& b) {
-    return std::tuple{a.gpu_usd, a.total_gpus(), a.gpu} < std::tuple{b.gpu_usd, b.total_gpus(), b.gpu};
+    return std::tuple{a.gpu_usd, a.total_gpus(), a.gpu} <
+           std::tuple{b.gpu_usd, b.total_gpus(), b.gpu};
   });
   if (plan.options.empty()) {
     plan.closest = fastest;
@@ -180,8 +183,7 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
           "no allowed GPU serves one request fast enough: the fastest, {}x {} with {} weights, "
           "gives {:.1f} tokens/s ({:.1f} ms per token, {:.0f} ms of prefill)",
           fastest->gpus, fastest->gpu, workload::to_string(fastest->precision),
-          user_rate(fastest->speed, 1), fastest->speed.tpot_s * 1e3,
-          fastest->speed.ttft_s * 1e3);
+          user_rate(fastest->speed, 1), fastest->speed.tpot_s * 1e3, fastest->speed.ttft_s * 1e3);
     } else {
       plan.missing = fmt::format(
           "no allowed GPU meets the time to first token: the fastest prefill is {:.0f} ms ({}x "

@@ -37,8 +37,8 @@ constexpr std::array kEngines{
                   "vllm-project/vllm vllm/engine/arg_utils.py EngineArgs (gpu_memory_utilization "
                   "0.90, block_size 16, enforce_eager False: CUDA graphs; max_num_batched_tokens "
                   "8192 for the OpenAI server)"},
-    EngineProfile{Engine::sglang, "sglang", MemoryPolicy::static_share, 0.88, 1, true,
-                  kGraphBytes, 8192, true, kSglangStep, 0, KvReads::grouped,
+    EngineProfile{Engine::sglang, "sglang", MemoryPolicy::static_share, 0.88, 1, true, kGraphBytes,
+                  8192, true, kSglangStep, 0, KvReads::grouped,
                   "sgl-project/sglang python/sglang/srt/server_args.py (mem_fraction_static 0.88 "
                   "at TP 1, 0.87 TP 2, 0.85 TP 4, 0.81 TP 8, 0.79 TP 16; page_size 1; "
                   "chunked_prefill_size 8192; CUDA graphs on)"},
@@ -58,8 +58,8 @@ constexpr std::array kEngines{
                   "NVIDIA/TensorRT-LLM v0.6.1 docs/source/performance.md (gptSessionBenchmark, "
                   "static batching); cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention "
                   "(one thread block per query head)"},
-    EngineProfile{Engine::hf, "hf", MemoryPolicy::grows_on_demand, 0, 0, false, 0, 0, true,
-                  kHfStep, kHfLayer, KvReads::repeated,
+    EngineProfile{Engine::hf, "hf", MemoryPolicy::grows_on_demand, 0, 0, false, 0, 0, true, kHfStep,
+                  kHfLayer, KvReads::repeated,
                   "huggingface/transformers generate (DynamicCache grows per token; eager "
                   "PyTorch, no CUDA graphs: docs/source/en/llm_optims.md; modeling_llama.py "
                   "repeat_kv copies each KV head to its query heads)"},

@@ -105,8 +105,9 @@ MemoryBreakdown serving_memory(const Architecture& a, const ParamCounts& c, cons
   // Sliding-window layers keep only their window (Architecture::attended).
   m.kv_cache =
       per_token * conc * rounded_context(a.attended(d(s.prompt + s.output)), p.kv_block_tokens);
-  m.kv_cache_average = per_token * conc *
-                       rounded_context(a.attended(d(s.prompt) + d(s.output) / 2), p.kv_block_tokens);
+  m.kv_cache_average =
+      per_token * conc *
+      rounded_context(a.attended(d(s.prompt) + d(s.output) / 2), p.kv_block_tokens);
   // Prefill workspace: one layer's hidden, residual, QKV and FFN intermediates
   // over the tokens one pass processes (the engine's chunk, else every prompt).
   double tokens = d(s.prompt) * conc;
@@ -127,8 +128,8 @@ MemoryBreakdown serving_memory(const Architecture& a, const ParamCounts& c, cons
   const double churn =
       p.policy == MemoryPolicy::grows_on_demand ? m.peak_allocated : m.activations + m.logits;
   m.peak_reserved = m.peak_allocated + (p.torch_allocator ? k::kFragmentation * churn : 0);
-  m.device = m.peak_reserved + k::kCudaContextBytes + p.graph_bytes +
-             (n > 1 ? k::kNcclBufferBytes : 0);
+  m.device =
+      m.peak_reserved + k::kCudaContextBytes + p.graph_bytes + (n > 1 ? k::kNcclBufferBytes : 0);
   m.overhead = m.device - m.peak_allocated;
   m.total = m.device;
   return m;

@@ -50,8 +50,7 @@ std::string quant_text(Precision p, Quant q) {
     case Quant::awq:
       return "AWQ int4, groups of 128 with fp16 scales and 4-bit zero points";
     case Quant::gptq:
-      return fmt::format("GPTQ {}, groups of 128 with fp16 scales and zero points",
-                         to_string(p));
+      return fmt::format("GPTQ {}, groups of 128 with fp16 scales and zero points", to_string(p));
     case Quant::bnb:
       return p == Precision::int4 ? "bitsandbytes NF4, fp32 absmax per 64 weights"
                                   : "bitsandbytes LLM.int8(), one fp32 scale per row";
@@ -131,19 +130,20 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
     } else {
       w.output_len = std::max(1, std::min(kDefaultOutput, w.seq_len / 2));
       w.prompt_len = w.seq_len - w.output_len;
-      assume(fmt::format("{} tokens of {} taken as a {}-token prompt and {} output tokens "
-                         "(no {} or {})",
-                         w.seq_len, flag("seq_len"), w.prompt_len, w.output_len,
-                         flag("prompt_len"), flag("output_len")));
+      assume(
+          fmt::format("{} tokens of {} taken as a {}-token prompt and {} output tokens "
+                      "(no {} or {})",
+                      w.seq_len, flag("seq_len"), w.prompt_len, w.output_len, flag("prompt_len"),
+                      flag("output_len")));
     }
   } else {
     w.prompt_len = prompt.value_or(kDefaultPrompt);
     w.output_len = output.value_or(kDefaultOutput);
     if (!prompt || !output) {
-      assume(fmt::format("requests of {} prompt and {} output tokens (vLLM's benchmark "
-                         "default 1,024 / 128; no {})",
-                         w.prompt_len, w.output_len,
-                         !prompt ? flag("prompt_len") : flag("output_len")));
+      assume(fmt::format(
+          "requests of {} prompt and {} output tokens (vLLM's benchmark "
+          "default 1,024 / 128; no {})",
+          w.prompt_len, w.output_len, !prompt ? flag("prompt_len") : flag("output_len")));
     }
   }
   w.seq_len = w.prompt_len + w.output_len;
@@ -170,21 +170,23 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
   if (!in.engine) assume(fmt::format("engine: vllm (no {})", flag("engine")));
   switch (p.policy) {
     case MemoryPolicy::share_of_total:
-      assume(fmt::format("vllm: gpu_memory_utilization {:.2f} (weights, activations and KV pool "
-                         "within it), KV blocks of {} tokens, CUDA graphs, {:.1f} ms per step",
-                         p.memory_fraction, p.kv_block_tokens, p.step_seconds * 1e3));
+      assume(
+          fmt::format("vllm: gpu_memory_utilization {:.2f} (weights, activations and KV pool "
+                      "within it), KV blocks of {} tokens, CUDA graphs, {:.1f} ms per step",
+                      p.memory_fraction, p.kv_block_tokens, p.step_seconds * 1e3));
       break;
     case MemoryPolicy::static_share:
-      assume(fmt::format("sglang: mem_fraction_static {:.2f} at TP {} (weights + KV pool), page "
-                         "size {}, CUDA graphs, {:.1f} ms per step",
-                         engine_memory_fraction(p, w.gpus), w.gpus, p.kv_block_tokens,
-                         p.step_seconds * 1e3));
+      assume(fmt::format(
+          "sglang: mem_fraction_static {:.2f} at TP {} (weights + KV pool), page "
+          "size {}, CUDA graphs, {:.1f} ms per step",
+          engine_memory_fraction(p, w.gpus), w.gpus, p.kv_block_tokens, p.step_seconds * 1e3));
       break;
     case MemoryPolicy::share_of_free:
-      assume(fmt::format("trtllm: free_gpu_memory_fraction {:.2f} of the memory free after the "
-                         "weights for the KV pool, blocks of {} tokens, XQA attention for GQA, "
-                         "{:.1f} ms per step",
-                         p.memory_fraction, p.kv_block_tokens, p.step_seconds * 1e3));
+      assume(
+          fmt::format("trtllm: free_gpu_memory_fraction {:.2f} of the memory free after the "
+                      "weights for the KV pool, blocks of {} tokens, XQA attention for GQA, "
+                      "{:.1f} ms per step",
+                      p.memory_fraction, p.kv_block_tokens, p.step_seconds * 1e3));
       break;
     case MemoryPolicy::static_batch:
       assume(
@@ -192,9 +194,10 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
           "attention reads each KV head once per query head");
       break;
     case MemoryPolicy::grows_on_demand:
-      assume(fmt::format("hf: KV cache grows per token, eager PyTorch ({:.2f} ms of launches "
-                         "per layer and step), repeat_kv copies grouped KV heads",
-                         p.layer_seconds * 1e3));
+      assume(
+          fmt::format("hf: KV cache grows per token, eager PyTorch ({:.2f} ms of launches "
+                      "per layer and step), repeat_kv copies grouped KV heads",
+                      p.layer_seconds * 1e3));
       break;
   }
   if (!in.memory_margin && p.policy != MemoryPolicy::grows_on_demand) {
@@ -224,28 +227,29 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
     return;
   }
   if (w.quant != Quant::none) {
-    assume(fmt::format("weights: {}, {:.3g} bits per weight; embeddings, output layer and norms "
-                       "16-bit{}",
-                       quant_text(w.precision, w.quant), weight_bits(w.precision, w.quant),
-                       in.quant ? "" : fmt::format(" (no {})", flag("quant"))));
+    assume(
+        fmt::format("weights: {}, {:.3g} bits per weight; embeddings, output layer and norms "
+                    "16-bit{}",
+                    quant_text(w.precision, w.quant), weight_bits(w.precision, w.quant),
+                    in.quant ? "" : fmt::format(" (no {})", flag("quant"))));
   }
 
   // KV cache.
   w.kv_precision = in.kv_precision.value_or(KvPrecision::automatic);
   if (!engine_has(w.engine, w.kv_precision)) {
-    error("kv_cache_precision", fmt::format("{} has no {} KV cache", p.name,
-                                            to_string(w.kv_precision)));
+    error("kv_cache_precision",
+          fmt::format("{} has no {} KV cache", p.name, to_string(w.kv_precision)));
     return;
   }
   const Settings s = settings_of(w);
-  assume(fmt::format("KV cache {}, {} per token per GPU; decode reads it at the average context "
-                     "({} tokens){}",
-                     w.kv_precision == KvPrecision::automatic
-                         ? fmt::format("in the weights' activation dtype ({} bytes)", s.kv_bytes)
-                         : std::string(to_string(w.kv_precision)),
-                     format_bytes(kv_bytes_per_token(w.arch, s, w.gpus)),
-                     w.prompt_len + w.output_len / 2,
-                     in.kv_precision ? "" : fmt::format(" (no {})", flag("kv_cache_precision"))));
+  assume(fmt::format(
+      "KV cache {}, {} per token per GPU; decode reads it at the average context "
+      "({} tokens){}",
+      w.kv_precision == KvPrecision::automatic
+          ? fmt::format("in the weights' activation dtype ({} bytes)", s.kv_bytes)
+          : std::string(to_string(w.kv_precision)),
+      format_bytes(kv_bytes_per_token(w.arch, s, w.gpus)), w.prompt_len + w.output_len / 2,
+      in.kv_precision ? "" : fmt::format(" (no {})", flag("kv_cache_precision"))));
 }
 
 }  // namespace gpuadvisor::workload::detail

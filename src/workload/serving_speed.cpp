@@ -30,7 +30,8 @@ double matmul_rate(const Workload& w, const catalog::Gpu& g) {
   if (w.precision == Precision::fp8 && g.tensor_tflops_fp8 > 0) {
     return g.tensor_tflops_fp8 * 1e12 * eff.fraction * k::kMfuFp8Factor;
   }
-  if (w.precision == Precision::fp32) return std::max(g.fp32_tflops, g.tf32_tflops) * 1e12 * eff.fraction;
+  if (w.precision == Precision::fp32)
+    return std::max(g.fp32_tflops, g.tf32_tflops) * 1e12 * eff.fraction;
   return g.tensor_tflops_16bit * 1e12 * eff.fraction;
 }
 
@@ -140,9 +141,8 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
   s.basis = fmt::format(
       "decode step {:.1f} ms: {} {:.1f} ms + KV cache {:.1f} ms (average context, {:.0f}% of "
       "{:.0f} GB/s) + norms and activations {:.1f} ms{} + engine {:.2f} ms",
-      s.tpot_s * 1e3, bound, std::max(s.step_weights_s, s.step_compute_s) * 1e3,
-      s.step_kv_s * 1e3, k::kDecodeBandwidthEfficiency * 100, g.memory_bandwidth_gbs,
-      s.step_elementwise_s * 1e3,
+      s.tpot_s * 1e3, bound, std::max(s.step_weights_s, s.step_compute_s) * 1e3, s.step_kv_s * 1e3,
+      k::kDecodeBandwidthEfficiency * 100, g.memory_bandwidth_gbs, s.step_elementwise_s * 1e3,
       n > 1 ? fmt::format(" + all-reduces {:.1f} ms", s.step_comm_s * 1e3) : "",
       s.step_overhead_s * 1e3);
   return s;

@@ -11,11 +11,17 @@ using gpuadvisor::test::run;
 using nlohmann::json;
 
 TEST_CASE("estimate: serving lines and JSON fields", "[cli][serving]") {
-  const std::vector<std::string> args{
-      "estimate",     "--model", "llama-2-70b",  "--task",      "inference",      "--engine",
-      "trtllm",       "--gpu",   "h100-sxm",     "--gpus",      "4",              "--precision",
-      "fp8",          "--kv-cache-precision",    "fp8",         "--concurrency",  "480",
-      "--prompt-len", "128",     "--output-len", "2048"};
+  const std::vector<std::string> args{"estimate",    "--model",
+                                      "llama-2-70b", "--task",
+                                      "inference",   "--engine",
+                                      "trtllm",      "--gpu",
+                                      "h100-sxm",    "--gpus",
+                                      "4",           "--precision",
+                                      "fp8",         "--kv-cache-precision",
+                                      "fp8",         "--concurrency",
+                                      "480",         "--prompt-len",
+                                      "128",         "--output-len",
+                                      "2048"};
   auto t = run(args);
   INFO(t.err);
   REQUIRE(t.exit_code == 0);
@@ -74,15 +80,18 @@ TEST_CASE("recommend: serving target flags are checked", "[cli][serving]") {
   auto r = run({"recommend", "--model", "llama-3.1-8b", "--users", "10",
                 "--tokens-per-second-per-user", "20"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "gpuadvisor: error: --task: a serving target (--users, --throughput, ...) needs "
-                 "--task inference\n");
+  CHECK(r.err ==
+        "gpuadvisor: error: --task: a serving target (--users, --throughput, ...) needs "
+        "--task inference\n");
   r = run({"recommend", "--task", "inference", "--model", "llama-3.1-8b", "--users", "10"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "gpuadvisor: error: --tokens-per-second-per-user: required with --users (or "
-                 "--max-tpot): the rate each user must see\n");
+  CHECK(r.err ==
+        "gpuadvisor: error: --tokens-per-second-per-user: required with --users (or "
+        "--max-tpot): the rate each user must see\n");
   r = run({"recommend", "--task", "inference", "--model", "llama-3.1-8b", "--throughput", "1000",
            "--max-ttft", "soon"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "gpuadvisor: error: --max-ttft: expected a time (0.5, 0.5s or 500ms) above 0 "
-                 "and at most 3600, got \"soon\"\n");
+  CHECK(r.err ==
+        "gpuadvisor: error: --max-ttft: expected a time (0.5, 0.5s or 500ms) above 0 "
+        "and at most 3600, got \"soon\"\n");
 }

@@ -16,11 +16,11 @@
 namespace gpuadvisor::search {
 
 struct ServingTarget {
-  std::optional<int> users;                       ///< --users: concurrent users
-  std::optional<double> tokens_per_second_user;   ///< --tokens-per-second-per-user
-  std::optional<double> throughput;               ///< --throughput: output tokens/s in all
-  std::optional<double> max_ttft_s;               ///< --max-ttft
-  std::optional<double> max_tpot_s;               ///< --max-tpot
+  std::optional<int> users;                      ///< --users: concurrent users
+  std::optional<double> tokens_per_second_user;  ///< --tokens-per-second-per-user
+  std::optional<double> throughput;              ///< --throughput: output tokens/s in all
+  std::optional<double> max_ttft_s;              ///< --max-ttft
+  std::optional<double> max_tpot_s;              ///< --max-tpot
   [[nodiscard]] bool any() const {
     return users || tokens_per_second_user || throughput || max_ttft_s || max_tpot_s;
   }
@@ -45,8 +45,8 @@ struct ServingOption {
 };
 
 struct ServingPlan {
-  double tpot_bound_s = 0;  ///< the per-token time the target asks (0: none)
-  std::string target_text;  ///< "50 users x 20 tokens/s each (TPOT <= 50.0 ms)"
+  double tpot_bound_s = 0;             ///< the per-token time the target asks (0: none)
+  std::string target_text;             ///< "50 users x 20 tokens/s each (TPOT <= 50.0 ms)"
   std::vector<ServingOption> options;  ///< cheapest first, one per GPU model
   /// When no option meets the target: what is missing, with the closest option.
   std::string missing;

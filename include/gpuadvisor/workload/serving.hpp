@@ -18,11 +18,11 @@ enum class Quant { none, awq, gptq, bnb, fp8 };
 
 /// How an engine sizes its memory at start-up.
 enum class MemoryPolicy {
-  share_of_total,    ///< weights + KV pool + workspace fill a share of the GPU (vLLM)
-  static_share,      ///< weights + KV pool fill a share; workspace outside it (SGLang)
-  share_of_free,     ///< KV pool = a share of what is free after weights (TensorRT-LLM)
-  grows_on_demand,   ///< no pool: the cache grows with the sequences (HF generate)
-  static_batch,      ///< KV sized to the batch at its final length (TensorRT-LLM 0.6 GptSession)
+  share_of_total,   ///< weights + KV pool + workspace fill a share of the GPU (vLLM)
+  static_share,     ///< weights + KV pool fill a share; workspace outside it (SGLang)
+  share_of_free,    ///< KV pool = a share of what is free after weights (TensorRT-LLM)
+  grows_on_demand,  ///< no pool: the cache grows with the sequences (HF generate)
+  static_batch,     ///< KV sized to the batch at its final length (TensorRT-LLM 0.6 GptSession)
 };
 
 /// How decode attention reads a grouped-query KV head.

@@ -57,8 +57,8 @@ TEST_CASE("serving: quantised weights keep embeddings and norms at 16 bits",
   CHECK(w.quant == Quant::awq);  // the vLLM default for int4
   const auto& c = w.counts;
   const auto m = memory_per_gpu(w, gpu("a100-80gb-sxm"), 1);
-  CHECK(m.weights == Approx(c.linear * (4 + 20.0 / 128) / 8 + (c.embedding + c.norms) * 2)
-                         .epsilon(kExact));
+  CHECK(m.weights ==
+        Approx(c.linear * (4 + 20.0 / 128) / 8 + (c.embedding + c.norms) * 2).epsilon(kExact));
   CHECK(detail::weight_bits(Precision::int8, Quant::gptq) == 8 + 24.0 / 128);
   CHECK(detail::weight_bits(Precision::int4, Quant::bnb) == 4.5);
   CHECK(detail::weight_bits(Precision::int8, Quant::bnb) == 8);
