@@ -11,6 +11,7 @@
 #include "gpuadvisor/rules/region.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/search/recommend.hpp"
+#include "serving_target.hpp"
 #include "workload_flags.hpp"
 
 namespace gpuadvisor::cli {
@@ -27,6 +28,7 @@ struct RecommendOptions {
   std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
       top, electricity_price, pue, dataset_gb, checkpoints, clean_margin, horizon, utilisation,
       max_days, fx;
+  ServingTargetFlags serving;
   bool allow_used = false;
   std::string rules_file;
   std::string policy;
@@ -104,7 +106,9 @@ search::Request to_request(const RecommendOptions& o) {
   req.region = checked_region(o.region);
   const rules::Region& region = *rules::find_region(req.region);
   req.money = rules::money_format(region, checked_fx(o.region, o.fx));
-  if (!o.budget) {
+  if (!o.budget && o.serving.given()) {
+    // A serving target is planned at the lowest GPU cost, not within a budget.
+  } else if (!o.budget) {
     diags.push_back({"--budget", "", "required: the most the build may cost, e.g. 20000 or 20k"});
   } else if (auto usd = rules::amount_to_usd(*o.budget, region, req.money.per_usd); !usd) {
     diags.push_back({"--budget", "", usd.error()});
@@ -115,7 +119,8 @@ search::Request to_request(const RecommendOptions& o) {
   } else {
     c.budget = search::to_cents(*usd);
   }
-  if (!o.workload.model && !o.workload.model_size && !o.workload.model_config) {
+  if (!o.workload.model && !o.workload.model_size && !o.workload.model_config &&
+      !o.serving.given()) {
     diags.push_back(
         {"--model-size", "", "required (or --model PRESET): the model's parameters, e.g. 7B"});
   }
@@ -210,6 +215,17 @@ std::string next_steps(const Globals& g, const RecommendOptions& o,
 
 ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
   require_format(g, "recommend", kFormats);
+  if (o.serving.given()) {
+    if (g.format == "html") {
+      throw InputError(Diagnostics{{"--format", "", "a serving plan is text or json"}});
+    }
+    const search::Request base = to_request(o);  // constraints, region, workload flags
+    auto rs = rules::load_rule_set(o.rules_file, o.policy);
+    if (!rs) throw InputError(std::move(rs.error()));
+    const auto cat = rules::regional_catalog(load_catalog(g), *rules::find_region(base.region),
+                                             base.money.per_usd);
+    return run_serving_target(g, o.workload, o.serving, base.constraints, *rs, cat, base.money);
+  }
   const search::Request req = to_request(o);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);
   if (!rs) throw InputError(std::move(rs.error()));
@@ -260,9 +276,12 @@ Examples:
   gpuadvisor recommend --budget 15000 --model mistral-7b --task lora --circuit 1800
   gpuadvisor recommend --budget 20000 --model-size 7B --format json --output builds.json
   gpuadvisor recommend --region cn --budget 15万 --model-size 7B --task lora
+  gpuadvisor recommend --task inference --model llama-3.1-70b --users 50 \
+      --tokens-per-second-per-user 20 --max-ttft 2s
 
 Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)");
   add_workload_flags(cmd, o->workload, /*with_gpu=*/false, "lora; CNN presets: pretrain");
+  add_serving_target_flags(cmd, o->serving);
   auto* k = cmd->add_option_group("Constraints", "What the build may be");
   k->add_option("--budget", o->budget,
                 "Most the build may cost, in the --region currency: 20000, 20k, $20,000; in cn "

@@ -108,7 +108,9 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
           "TASK"),
       names(workload::kTaskNames));
   set_choices(opt(g, "--precision", f.precision,
-                  "bf16, fp16, fp32 or fp8 (default bf16, mixed precision)", "P"),
+                  "bf16, fp16, fp32 or fp8 (default bf16, mixed precision); inference also "
+                  "int8 or int4 weights (see --quant)",
+                  "P"),
               names(workload::kPrecisionNames));
   set_choices(opt(g, "--optimizer", f.optimizer,
                   "adamw, adamw-8bit, sgd or adafactor (default adamw)", "OPT"),
@@ -150,6 +152,24 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(s, "--lora-dtype", f.lora_dtype, "fp32 or bf16 adapters", "fp32|bf16");
   opt(s, "--nf4-double-quant", f.nf4_double_quant,
       "on or off: QLoRA NF4 with double-quantised constants (4.127 or 4.5 bits)", "on|off");
+  auto* v = cmd->add_option_group("Serving", "Inference as a serving engine runs it");
+  opt(v, "--prompt-len", f.prompt_len, "Prompt tokens per request (default 1024)", "N");
+  opt(v, "--output-len", f.output_len, "Generated tokens per request (default 128)", "N");
+  opt(v, "--concurrency", f.concurrency,
+      "Requests in flight, decoded together (= --batch-size; default 1)", "N");
+  set_choices(opt(v, "--engine", f.engine,
+                  "vllm, sglang, trtllm, trtllm-0.6 (static batching) or hf (generate); "
+                  "default vllm",
+                  "NAME"),
+              names(workload::kEngineNames));
+  set_choices(opt(v, "--kv-cache-precision", f.kv_cache_precision,
+                  "auto (the activations' 16-bit type), bf16, fp16, fp8 or int8", "P"),
+              names(workload::kKvPrecisionNames));
+  set_choices(opt(v, "--quant", f.quant,
+                  "Weight format: awq (int4), gptq (int8/int4), bnb (int8/NF4), fp8; default "
+                  "awq for int4, gptq for int8 (bnb with --engine hf)",
+                  "FORMAT"),
+              names(workload::kQuantNames));
   opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
   opt(g, "--memory-margin", f.memory_margin,
       "Share of usable GPU memory a fit leaves free: 0.05 or 5% (default 5%)", "M");
@@ -194,6 +214,12 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--grad-checkpointing", &f.grad_checkpointing},
       {"--sharding", &f.sharding},
       {"--lora-rank", &f.lora_rank},
+      {"--prompt-len", &f.prompt_len},
+      {"--output-len", &f.output_len},
+      {"--concurrency", &f.concurrency},
+      {"--engine", &f.engine},
+      {"--kv-cache-precision", &f.kv_cache_precision},
+      {"--quant", &f.quant},
       {"--mfu", &f.mfu},
       {"--memory-margin", &f.memory_margin},
       {"--gpu", &f.gpu},
@@ -289,6 +315,13 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
                                    *f.lora_targets)});
     }
   }
+  in.prompt_len = integer(f.prompt_len, "--prompt-len", diags);
+  in.output_len = integer(f.output_len, "--output-len", diags);
+  in.concurrency = integer(f.concurrency, "--concurrency", diags);
+  in.engine = named<Engine>(f.engine, "--engine", kEngineNames, parse_engine, diags);
+  in.kv_precision = named<KvPrecision>(f.kv_cache_precision, "--kv-cache-precision",
+                                       kKvPrecisionNames, parse_kv_precision, diags);
+  in.quant = named<Quant>(f.quant, "--quant", kQuantNames, parse_quant, diags);
   if (f.gpu) in.gpu = *f.gpu;
   in.arch.layers = integer(f.layers, "--layers", diags);
   in.arch.hidden = integer(f.hidden, "--hidden", diags);

@@ -8,6 +8,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "serving_report.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -148,13 +149,8 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
     if (w.task == Task::qlora) return "NF4 base (4.127 bit) + 16-bit embeddings + bf16 adapters";
     if (w.task == Task::lora)
       return fmt::format("frozen {} base + fp32 adapters", fp32 ? "fp32" : "16-bit");
-    if (w.task == Task::inference) {
-      return fmt::format("{}{}",
-                         fp32                            ? "fp32"
-                         : w.precision == Precision::fp8 ? "fp8"
-                                                         : "16-bit",
-                         w.gpus > 1 ? fmt::format(", tensor parallel / {}", w.gpus) : "");
-    }
+    if (is_serving(w)) return serving_weights_note(w);
+    if (w.task == Task::inference) return fp32 ? "fp32" : "16-bit";
     return fmt::format("{}{}", fp32 ? "fp32" : "16-bit",
                        w.sharding >= Sharding::zero3 ? shard + " (ZeRO-3)" : "");
   }
@@ -198,7 +194,7 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
     if (cnn)
       return fmt::format("{} samples x {}", w.batch_size,
                          format_bytes(w.arch.activation_bytes_per_sample));
-    if (w.task == Task::inference) return "one layer's working set during prefill";
+    if (w.task == Task::inference) return "one layer's prefill working set over the prompt";
     return fmt::format("{}{}, {}{}",
                        w.grad_checkpointing        ? "checkpointed"
                        : w.selective_checkpointing ? "every other layer checkpointed"
@@ -215,6 +211,7 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
   }
   if (term == "KV cache") {
     if (m.kv_cache <= 0) return "";
+    if (is_serving(w)) return serving_kv_note(w, m);
     return fmt::format("{} tokens x {} sequences, {} KV heads", w.seq_len, w.batch_size,
                        w.arch.kv_heads);
   }
@@ -247,7 +244,7 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
 }
 
 std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std::string& gpu,
-                          int gpus, std::size_t wrap_at) {
+                          const catalog::Gpu& gpu_part, int gpus, std::size_t wrap_at) {
   std::string out;
   const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
   const char* unit = cnn ? "samples" : "tokens";
@@ -258,10 +255,16 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
               fmt::format("{} of {:.1f} TFLOP/s peak: {}", pct(c.mfu), c.peak_tflops, c.mfu_basis),
               wrap_at, 16) +
          "\n";
-  out += fmt::format("  {:<14}{} ({:.1f} TFLOP/s per GPU, {}x {})\n", "throughput",
-                     rate(c.tokens_per_second, cnn ? "samples" : "tokens"),
-                     c.achieved_tflops_per_gpu, gpus, gpu);
-  out += fmt::format("  {:<14}{}\n", "time", time_line(c));
+  if (!c.serving) {
+    out += fmt::format("  {:<14}{} ({:.1f} TFLOP/s per GPU, {}x {})\n", "throughput",
+                       rate(c.tokens_per_second, cnn ? "samples" : "tokens"),
+                       c.achieved_tflops_per_gpu, gpus, gpu);
+  }
+  if (c.serving) {
+    out += serving_compute_lines(w, c, gpu_part, gpus, wrap_at);
+  } else {
+    out += fmt::format("  {:<14}{}\n", "time", time_line(c));
+  }
   for (const auto& n : c.notes) out += wrap(fmt::format("  {:<14}", "note"), n, wrap_at, 16) + "\n";
   return out;
 }
@@ -278,26 +281,29 @@ ojson memory_json(const MemoryBreakdown& m) {
           {"peak_allocated_bytes", whole(m.peak_allocated)},
           {"peak_reserved_bytes", whole(m.peak_reserved)},
           {"device_bytes", whole(m.device)},
-          {"total", whole(m.total)}};
+          {"total", whole(m.total)},
+          {"kv_cache_average", whole(m.kv_cache_average)}};
 }
 
 ojson compute_json(const ComputeEstimate& c) {
-  return {{"total_flops", sig(c.total_flops)},
-          {"flops_per_token", sig(c.flops_per_token)},
-          {"dense_flops", sig(c.dense_flops)},
-          {"attention_flops", sig(c.attention_flops)},
-          {"peak_tflops", sig(c.peak_tflops)},
-          {"mfu", sig(c.mfu, 3)},
-          {"mfu_basis", c.mfu_basis},
-          {"goodput", c.goodput},
-          {"tokens_per_second", sig(c.tokens_per_second)},
-          {"samples_per_second", sig(c.samples_per_second)},
-          {"achieved_tflops_per_gpu", sig(c.achieved_tflops_per_gpu)},
-          {"time_hours", sig(c.time_hours)},
-          {"gpu_hours", sig(c.gpu_hours)},
-          {"energy_kwh", sig(c.energy_kwh)},
-          {"power_fraction", c.power_fraction},
-          {"notes", c.notes}};
+  ojson j = {{"total_flops", sig(c.total_flops)},
+             {"flops_per_token", sig(c.flops_per_token)},
+             {"dense_flops", sig(c.dense_flops)},
+             {"attention_flops", sig(c.attention_flops)},
+             {"peak_tflops", sig(c.peak_tflops)},
+             {"mfu", sig(c.mfu, 3)},
+             {"mfu_basis", c.mfu_basis},
+             {"goodput", c.goodput},
+             {"tokens_per_second", sig(c.tokens_per_second)},
+             {"samples_per_second", sig(c.samples_per_second)},
+             {"achieved_tflops_per_gpu", sig(c.achieved_tflops_per_gpu)},
+             {"time_hours", sig(c.time_hours)},
+             {"gpu_hours", sig(c.gpu_hours)},
+             {"energy_kwh", sig(c.energy_kwh)},
+             {"power_fraction", c.power_fraction},
+             {"notes", c.notes}};
+  add_serving_compute_json(j, c);
+  return j;
 }
 
 }  // namespace
@@ -351,6 +357,8 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
   }
   if (cnn) {
     out += fmt::format("  {:<12}micro-batch {} per GPU\n", "batch", w.batch_size);
+  } else if (is_serving(w)) {
+    out += serving_batch_line(w);
   } else if (!w.training()) {
     out +=
         fmt::format("  {:<12}{} sequences x {}-token context\n", "batch", w.batch_size, w.seq_len);
@@ -395,7 +403,7 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
     }
     out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, terminal_safe(f.gpu),
                        f.verdict == Verdict::fits ? "" : " (as given)");
-    out += compute_lines(w, row.compute, terminal_safe(f.gpu), w.gpus, wrap_at);
+    out += compute_lines(w, row.compute, terminal_safe(f.gpu), row.gpu, w.gpus, wrap_at);
     if (row.with_changes) {
       out +=
           fmt::format("  {:<14}{} at {} ({} MFU)\n", "with changes", time_line(*row.with_changes),
@@ -499,6 +507,7 @@ ojson estimate_json(const Estimate& e) {
       {"lora_targets", w.adapters() ? ojson(lora_targets_text(w.lora_targets)) : ojson(nullptr)},
       {"goodput", w.goodput},
       {"tokens", w.tokens},
+      {"serving", serving_workload_json(w)},
       {"architecture", arch},
       {"parameters",
        {{"total", w.counts.total},

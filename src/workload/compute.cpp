@@ -165,31 +165,20 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
     c.achieved_tflops_per_gpu = c.samples_per_second * per_sample / n / 1e12;
     c.mfu = c.achieved_tflops_per_gpu / c.peak_tflops;
   } else if (w.task == Task::inference) {
-    // Decode: each step produces one token per sequence and streams the
-    // weights and KV cache once; compute rarely limits it.
+    // Serving: prefill and decode separately (serving_speed.cpp).
+    auto sv = serving_speed(w, g, gpus);
     const double flops_tok = k::kFlopsForward * w.counts.active + attention_forward(a, w.seq_len);
-    const auto mem =
-        detail::memory(a, w.counts, detail::settings_of(w), g.tensor_tflops_fp8 > 0, gpus);
-    const double bytes_step = (mem.weights + mem.kv_cache) * n;
-    const double bw = g.memory_bandwidth_gbs * 1e9 * n * k::kDecodeBandwidthEfficiency;
-    const double mfu = w.mfu ? *w.mfu : model_mfu(w, g, gpus, nullptr);
-    const double step_memory = bytes_step / bw;
-    const double step_compute = flops_tok * d(w.batch_size) / (peak * n * mfu);
-    const double step = std::max(step_memory, step_compute);
-    c.tokens_per_second = d(w.batch_size) / step;
-    c.samples_per_second = c.tokens_per_second / std::max(1, w.seq_len);
+    c.tokens_per_second = sv.output_tokens_per_second;
+    c.samples_per_second = c.tokens_per_second / std::max(1, w.output_len);
     c.flops_per_token = flops_tok;
     c.dense_flops = k::kFlopsForward * w.counts.active * w.tokens;
     c.attention_flops = c.flops_per_token * w.tokens - c.dense_flops;
     c.total_flops = c.flops_per_token * w.tokens;
     c.achieved_tflops_per_gpu = c.tokens_per_second * flops_tok / n / 1e12;
-    c.mfu = c.achieved_tflops_per_gpu / c.peak_tflops;
-    c.mfu_basis = step_memory >= step_compute
-                      ? fmt::format(
-                            "decode is memory-bound: {:.0f}% of {:.0f} GB/s per GPU "
-                            "streams weights + KV cache each step",
-                            k::kDecodeBandwidthEfficiency * 100, g.memory_bandwidth_gbs)
-                      : fmt::format("decode is compute-bound at batch {}", w.batch_size);
+    c.mfu = std::min(1.0, c.achieved_tflops_per_gpu / c.peak_tflops);
+    c.mfu_basis = sv.basis;
+    if (w.mfu) c.notes.emplace_back("--mfu does not apply to serving: decode is bandwidth-bound");
+    c.serving = std::move(sv);
   } else {
     const auto [dense, attention] = training_flops_per_token(w);
     c.flops_per_token = dense + attention;

@@ -66,6 +66,7 @@ struct Evaluator {
     Settings s = detail::settings_of(w);
     s.checkpointing = p.checkpointing;
     s.batch = p.batch;
+    if (p.precision != s.precision) s.quant = default_quant(p.precision, w.engine);
     s.precision = p.precision;
     s.sharding = p.sharding;
     s.task = p.task;
@@ -117,8 +118,19 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
   std::vector<std::pair<Precision, double>> precisions{{given.precision, 0}};
   if (given.precision == Precision::fp32) {
     precisions.emplace_back(Precision::bf16, kCostPrecision);
-  } else if (w.task == Task::inference && ev.fp8_ok && given.precision != Precision::fp8) {
-    precisions.emplace_back(Precision::fp8, kCostPrecision);
+  } else if (w.task == Task::inference && transformer) {
+    // Quantised weights, the most precise first: FP8 (where FP8 tensor
+    // cores run it), int8, int4 at their engine's default formats.
+    if (ev.fp8_ok && given.precision != Precision::fp8 && given.precision != Precision::int8 &&
+        given.precision != Precision::int4) {
+      precisions.emplace_back(Precision::fp8, kCostPrecision);
+    }
+    if (given.precision != Precision::int8 && given.precision != Precision::int4) {
+      precisions.emplace_back(Precision::int8, kCostPrecision + 0.2);
+    }
+    if (given.precision != Precision::int4) {
+      precisions.emplace_back(Precision::int4, kCostPrecision + 0.4);
+    }
   }
 
   struct Spread {
@@ -245,12 +257,15 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
   }
   if (best->precision != cur.precision) {
     cur.precision = best->precision;
-    r.changes.push_back({"precision",
-                         best->precision == Precision::fp8
-                             ? std::string("serve with FP8 weights (1 byte per parameter)")
-                             : fmt::format("{} -> {} mixed precision", to_string(given.precision),
-                                           to_string(best->precision)),
-                         std::string(to_string(best->precision)), ev.memory(cur)});
+    r.changes.push_back(
+        {"precision",
+         !w.training()
+             ? fmt::format(
+                   "serve with {} weights ({:.3g} bits per weight)", to_string(best->precision),
+                   detail::weight_bits(best->precision, default_quant(best->precision, w.engine)))
+             : fmt::format("{} -> {} mixed precision", to_string(given.precision),
+                           to_string(best->precision)),
+         std::string(to_string(best->precision)), ev.memory(cur)});
   }
   if (best->gpus != cur.gpus || best->sharding != cur.sharding) {
     std::string text;
@@ -296,6 +311,7 @@ Workload apply_fix(const Workload& w, const FitResult& r) {
   out.grad_accumulation = f.grad_accumulation;
   out.grad_checkpointing = f.grad_checkpointing;
   out.lora_rank = f.lora_rank;
+  if (out.precision != w.precision) out.quant = default_quant(out.precision, w.engine);
   update_counts(out);
   return out;
 }

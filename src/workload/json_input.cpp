@@ -113,6 +113,13 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.mfu = r.number("mfu", -kNumMax, kNumMax, Need::optional);
   in.memory_margin = r.number("memory_margin", -kNumMax, kNumMax, Need::optional);
   in.goodput = r.number("goodput", -kNumMax, kNumMax, Need::optional);
+  in.prompt_len = r.integer("prompt_len", kIntMin, kIntMax, Need::optional);
+  in.output_len = r.integer("output_len", kIntMin, kIntMax, Need::optional);
+  in.concurrency = r.integer("concurrency", kIntMin, kIntMax, Need::optional);
+  in.engine = named<Engine>(r, "engine", kEngineNames, parse_engine);
+  in.kv_precision =
+      named<KvPrecision>(r, "kv_cache_precision", kKvPrecisionNames, parse_kv_precision);
+  in.quant = named<Quant>(r, "quant", kQuantNames, parse_quant);
   in.arch.layers = r.integer("layers", kIntMin, kIntMax, Need::optional);
   in.arch.hidden = r.integer("hidden", kIntMin, kIntMax, Need::optional);
   in.arch.heads = r.integer("heads", kIntMin, kIntMax, Need::optional);

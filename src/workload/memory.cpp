@@ -77,6 +77,13 @@ Settings settings_of(const Workload& w) {
   s.activation_offload = w.activation_offload;
   s.lora_fp32 = w.lora_fp32;
   s.nf4_double_quant = w.nf4_double_quant;
+  s.prompt = w.prompt_len;
+  s.output = w.output_len;
+  s.kv_bytes = w.kv_precision == KvPrecision::automatic && w.precision == Precision::fp32
+                   ? 4
+                   : kv_element_bytes(w.kv_precision);
+  s.quant = w.quant;
+  s.engine = w.engine;
   return s;
 }
 
@@ -204,19 +211,7 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
   if (a.kind == catalog::ModelKind::cnn) {
     m = cnn_memory(a, c, s, gpus);
   } else if (s.task == Task::inference) {
-    // Weights at the precision (fp8: 8-bit weights); several GPUs split the
-    // weights, KV cache and working set by tensor parallelism.
-    const double wbytes = fp32 ? k::kWeight32 : (fp8 ? 1.0 : k::kWeight16);
-    const double act = fp32 ? 4.0 : 2.0;
-    const double sb = d(s.seq) * d(s.batch);
-    m.weights = c.total * wbytes / n;
-    // Windowed layers keep only the last `sliding_window` tokens (a rolling cache).
-    m.kv_cache = 2.0 * d(a.layers) * d(s.batch) * a.attended(d(s.seq)) * d(a.kv_dim()) * act / n;
-    // Prefill working set of one layer: hidden, residual, QKV, FFN intermediates.
-    const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim()), f = a.active_ffn();
-    m.activations = act * sb * (2 * h + q + 2 * kv + (a.gated_ffn ? 2 : 1) * f) / n;
-    if (!a.flash_attention) m.activations += 2 * act * d(a.heads) * a.attended(d(s.seq)) * sb / n;
-    m.logits = 4.0 * d(s.batch) * d(a.vocab);  // last position only, fp32
+    return serving_memory(a, c, s, gpus);
   } else {
     const double sb = d(s.seq) * d(s.batch);
     const double act_scale = fp32 ? 2.0 : 1.0;

@@ -23,7 +23,32 @@ struct Settings {
   bool activation_offload = false;
   bool lora_fp32 = true;
   bool nf4_double_quant = true;
+  // Serving (inference): seq = prompt + output.
+  int prompt = 0;
+  int output = 0;
+  double kv_bytes = 2;  ///< per KV element
+  Quant quant = Quant::none;
+  Engine engine = Engine::vllm;
 };
+
+/// Serving settings of an inference workload (serving_resolve.cpp): lengths,
+/// concurrency, engine, weight and KV formats; errors for them elsewhere.
+void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diagnostics& diags);
+
+/// Bits per weight of the block matrices at a precision and quantisation
+/// format, scales and zero points included (serving.cpp).
+[[nodiscard]] double weight_bits(Precision p, Quant q);
+/// Bytes per KV-cache element.
+[[nodiscard]] double kv_element_bytes(KvPrecision k);
+/// Inference memory of a transformer served by the settings' engine.
+[[nodiscard]] MemoryBreakdown serving_memory(const Architecture& a, const ParamCounts& c,
+                                             const Settings& s, int gpus);
+/// How many times decode reads each KV head under the engine's attention
+/// kernel (g = query heads per KV head: 1, g, or 1 + 2g for repeat_kv).
+[[nodiscard]] double kv_read_factor(const EngineProfile& p, const Architecture& a);
+/// KV-cache bytes of one token on one of `gpus` tensor-parallel GPUs (KV
+/// heads are replicated when there are more GPUs than KV heads).
+[[nodiscard]] double kv_bytes_per_token(const Architecture& a, const Settings& s, int gpus);
 
 /// Bits per quantised weight of a QLoRA base.
 [[nodiscard]] double nf4_bits(bool double_quant);

@@ -31,6 +31,10 @@ std::string_view to_string(Precision p) {
       return "fp32";
     case Precision::fp8:
       return "fp8";
+    case Precision::int8:
+      return "int8";
+    case Precision::int4:
+      return "int4";
   }
   return "bf16";
 }
@@ -101,7 +105,8 @@ std::optional<Task> parse_task(std::string_view s) {
 }
 
 std::optional<Precision> parse_precision(std::string_view s) {
-  for (auto p : {Precision::bf16, Precision::fp16, Precision::fp32, Precision::fp8}) {
+  for (auto p : {Precision::bf16, Precision::fp16, Precision::fp32, Precision::fp8, Precision::int8,
+                 Precision::int4}) {
     if (s == to_string(p)) return p;
   }
   return std::nullopt;

@@ -105,6 +105,8 @@ class Resolver {
     resolve_task_and_precision();
     resolve_sizes();
     if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
+    detail::resolve_serving(in_, w_, o_, diags_);
+    if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
     update_counts(w_);
     resolve_tokens();
     resolve_goodput();
@@ -376,6 +378,8 @@ class Resolver {
       w_.seq_len = 0;
     } else if (seq) {
       w_.seq_len = *seq;
+    } else if (!in_.seq_len && w_.task == Task::inference) {
+      // resolve_serving() sets it from the prompt and output lengths.
     } else if (!in_.seq_len) {
       const auto* p = w_.model_id.empty() ? nullptr : cat_.model(w_.model_id);
       const int preset = p != nullptr ? p->seq_len : 0;
@@ -666,13 +670,18 @@ class Resolver {
           "gradients freed between steps (zero_grad set_to_none): they and the activations "
           "do not peak together");
     }
-    if (w_.task == Task::inference && !cnn) {
-      assume(fmt::format("KV cache for the full context of {} tokens per sequence, {}", w_.seq_len,
-                         w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
+    const bool serving = w_.task == Task::inference && !cnn;
+    const auto& engine = engine_profile(w_.engine);
+    if (serving) {
+      assume(fmt::format(
+          "overhead: CUDA context 1.3 GiB (measured, 1,343 MiB){}{}",
+          engine.graph_bytes > 0 ? " + captured CUDA graphs 0.5 GiB" : "",
+          engine.torch_allocator ? " + 5 % fragmentation of what PyTorch allocates" : ""));
+    } else {
+      assume(
+          "overhead: CUDA context 1.3 GiB (measured, 1,343 MiB) + 5 % allocator "
+          "fragmentation");
     }
-    assume(
-        "overhead: CUDA context 1.3 GiB (measured, 1,343 MiB) + 5 % allocator "
-        "fragmentation");
     if (w_.gpus > 1 && w_.training() && w_.sharding == Sharding::none) {
       assume(fmt::format("{} GPUs as plain data parallel: every GPU holds full model states",
                          w_.gpus));

@@ -27,3 +27,10 @@ gpuadvisor_schema_test(estimate_model_config_moe estimate.schema.json 0
 gpuadvisor_schema_test(estimate_model_config_window estimate.schema.json 0
   estimate --model-config tests/data/model-configs/gemma-2-9b/config.json --task inference
   --seq-len 8192 --gpu h100-sxm --format json)
+gpuadvisor_schema_test(estimate_serving_trtllm estimate.schema.json 0
+  estimate --model llama-2-70b --task inference --engine trtllm --gpus 4 --gpu h100-sxm
+  --precision fp8 --kv-cache-precision fp8 --concurrency 480 --prompt-len 128 --output-len 2048
+  --format json)
+gpuadvisor_schema_test(estimate_serving_awq_table estimate.schema.json 0
+  estimate --model llama-3.1-8b --task inference --precision int4 --quant awq --concurrency 32
+  --format json)

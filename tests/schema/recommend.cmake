@@ -16,3 +16,9 @@ gpuadvisor_schema_test(recommend_no_build recommend.schema.json 1
   recommend --budget 50000 --model-size 1T --task finetune --format json)
 gpuadvisor_schema_test(recommend_region_eu_cloud recommend.schema.json 0
   recommend --region eu --budget 20000 --model-size 7B --task qlora --format json)
+gpuadvisor_schema_test(recommend_serving_target serving-plan.schema.json 0
+  recommend --task inference --model llama-3.1-70b --users 50 --tokens-per-second-per-user 20
+  --format json)
+gpuadvisor_schema_test(recommend_serving_target_missing serving-plan.schema.json 1
+  recommend --task inference --model llama-3.1-405b --users 10 --tokens-per-second-per-user 500
+  --format json)

@@ -12,7 +12,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kEstimateSchemaVersion = 1;
+inline constexpr int kEstimateSchemaVersion = 2;
 
 /// One GPU of the fit table.
 struct EstimateGpuRow {

@@ -22,6 +22,7 @@
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/workload/framework.hpp"
+#include "gpuadvisor/workload/serving.hpp"
 
 namespace gpuadvisor::workload {
 
@@ -36,7 +37,8 @@ enum class Task {
 /// Numeric format. For training bf16/fp16 mean *mixed* precision with fp32
 /// master weights (the ZeRO/Megatron/FSDP layout); fp8 means Transformer Engine
 /// FP8 matmuls on top of that layout; fp32 means everything in fp32.
-enum class Precision { bf16, fp16, fp32, fp8 };
+/// int8/int4 are quantised weights for inference (--quant says the format).
+enum class Precision { bf16, fp16, fp32, fp8, int8, int4 };
 /// paged_*: bitsandbytes paged optimizers, whose states live in CUDA unified
 /// memory and page out to host RAM when the GPU is full.
 enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, paged_adamw, sgd, adafactor };
@@ -72,7 +74,8 @@ inline constexpr std::string_view kCheckpointingNames[] = {"off", "selective", "
 /// The accepted names, for messages and --help.
 inline constexpr std::string_view kTaskNames[] = {"pretrain", "finetune", "lora", "qlora",
                                                   "inference"};
-inline constexpr std::string_view kPrecisionNames[] = {"bf16", "fp16", "fp32", "fp8"};
+inline constexpr std::string_view kPrecisionNames[] = {"bf16", "fp16", "fp32",
+                                                       "fp8",  "int8", "int4"};
 inline constexpr std::string_view kOptimizerNames[] = {
     "adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "adafactor"};
 inline constexpr std::string_view kShardingNames[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
@@ -189,7 +192,14 @@ struct WorkloadInput {
   std::optional<double> mfu;                  ///< utilisation override, 0 < mfu <= 1
   std::optional<double> memory_margin;        ///< share of usable memory kept free, 0 <= m < 1
   std::optional<double> goodput;  ///< share of wall time that trains; default k::kGoodput
-  ArchitectureInput arch;         ///< architecture overrides
+  // Serving (task inference): docs/serving.md.
+  std::optional<std::int64_t> prompt_len;   ///< tokens of each request's prompt
+  std::optional<std::int64_t> output_len;   ///< tokens generated per request
+  std::optional<std::int64_t> concurrency;  ///< requests in flight (= batch_size for inference)
+  std::optional<KvPrecision> kv_precision;
+  std::optional<Quant> quant;
+  std::optional<Engine> engine;
+  ArchitectureInput arch;  ///< architecture overrides
 };
 
 /// Where a WorkloadInput came from, so that every error names the flag
@@ -256,6 +266,12 @@ struct Workload {
   std::optional<double> mfu;       ///< utilisation override
   double memory_margin = 0;        ///< share of usable GPU memory a fit leaves free
   double goodput = 1;              ///< share of wall time that trains (training only)
+  // Serving (inference only): seq_len = prompt_len + output_len, batch_size = concurrency.
+  int prompt_len = 0;
+  int output_len = 0;
+  Engine engine = Engine::vllm;
+  KvPrecision kv_precision = KvPrecision::bf16;  ///< resolved: never automatic
+  Quant quant = Quant::none;
   std::vector<std::string> assumptions;
 
   [[nodiscard]] bool training() const { return task != Task::inference; }
@@ -275,13 +291,14 @@ void update_counts(Workload& w);
 /// Bytes per GPU, term by term, and the three peaks a user can measure.
 struct MemoryBreakdown {
   double weights = 0;  ///< parameters the forward pass reads (16-bit, fp32, or NF4 base + adapters)
-  double master_weights = 0;  ///< fp32 master copy in mixed precision (sharded from zero1)
-  double gradients = 0;       ///< gradients of the trained parameters (sharded from zero2)
-  double optimizer = 0;       ///< optimizer states (sharded from zero1)
-  double activations = 0;     ///< stored for backward (training) / working set (inference)
-  double logits = 0;          ///< output layer logits and loss buffers
-  double kv_cache = 0;        ///< inference: keys and values of the context
-  double overhead = 0;        ///< CUDA context, allocator reserve, temporaries, collective buffers
+  double master_weights = 0;    ///< fp32 master copy in mixed precision (sharded from zero1)
+  double gradients = 0;         ///< gradients of the trained parameters (sharded from zero2)
+  double optimizer = 0;         ///< optimizer states (sharded from zero1)
+  double activations = 0;       ///< stored for backward (training) / working set (inference)
+  double logits = 0;            ///< output layer logits and loss buffers
+  double kv_cache = 0;          ///< inference: keys and values at the final context
+  double kv_cache_average = 0;  ///< inference: the same at the average context (decode reads it)
+  double overhead = 0;  ///< CUDA context, allocator reserve, temporaries, collective buffers
   /// torch.cuda.max_memory_allocated: every tensor above plus short-lived temporaries.
   double peak_allocated = 0;
   /// torch.cuda.max_memory_reserved: allocated plus the caching allocator's slack.
@@ -314,6 +331,45 @@ struct MemoryBreakdown {
 /// CNNs run data parallel: any n.
 [[nodiscard]] bool valid_tensor_parallel(const Architecture& a, int n);
 
+/// Serving speed: prefill compute-bound over the prompt, decode bandwidth-bound
+/// plus per-step and tensor-parallel costs (docs/serving.md).
+struct ServingSpeed {
+  double ttft_s = 0;     ///< time to first token of one request: its prefill + one decode step
+  double tpot_s = 0;     ///< time per output token: one decode step at the concurrency
+  double prefill_s = 0;  ///< prefill of every request in flight (their prompts together)
+  double output_tokens_per_second = 0;       ///< all requests, prefill time included
+  double per_request_tokens_per_second = 0;  ///< what one user sees while decoding: 1 / tpot
+  // One decode step, seconds, by part.
+  double step_weights_s = 0;
+  double step_kv_s = 0;
+  double step_compute_s = 0;
+  double step_elementwise_s = 0;  ///< norms, residual adds, activation function
+  double step_comm_s = 0;
+  double step_overhead_s = 0;
+  int max_concurrency = 0;  ///< requests whose final context fits in memory with the weights
+  std::string basis;        ///< one line: what bounds the step
+};
+
+/// Serving speed of an inference workload of a transformer (prefill and
+/// decode separately; docs/serving.md).
+[[nodiscard]] ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& gpu, int gpus);
+/// Requests whose final context the engine's KV pool holds at its default
+/// memory setting (vLLM gpu_memory_utilization, SGLang mem_fraction_static,
+/// TensorRT-LLM free_gpu_memory_fraction); for hf and static batching, what
+/// the usable memory holds. 0 when not even the weights fit.
+[[nodiscard]] int max_concurrency(const Workload& w, const catalog::Gpu& gpu, int gpus);
+/// The engine memory setting `w`'s concurrency needs (same meaning as the
+/// engine's own fraction); 0 for engines without one.
+[[nodiscard]] double engine_fraction_needed(const Workload& w, const catalog::Gpu& gpu, int gpus);
+/// The weight precisions (bf16/fp16 as `w`'s 16-bit type, fp8, int8, int4,
+/// each at its default quantisation format) with which `w` fits `gpus` GPUs
+/// of type `gpu` as given otherwise, most precise first. For training
+/// workloads: empty (quantised weights are a serving choice).
+[[nodiscard]] std::vector<Precision> fitting_weight_precisions(const Workload& w,
+                                                               const catalog::Gpu& gpu, int gpus);
+/// The quantisation format a precision takes without --quant on `engine`.
+[[nodiscard]] Quant default_quant(Precision p, Engine engine);
+
 /// Time, throughput and energy of `w` on `gpus` GPUs of type `gpu`.
 struct ComputeEstimate {
   double flops_per_token = 0;  ///< training: 6N (8N with recompute) + attention; CNN: per sample
@@ -326,12 +382,13 @@ struct ComputeEstimate {
   double tokens_per_second = 0;   ///< steady state, all GPUs together (CNN: samples/s)
   double samples_per_second = 0;  ///< sequences (CNN: images) per second, all GPUs
   double achieved_tflops_per_gpu = 0;
-  double goodput = 1;              ///< share of wall time that trains (1 for inference)
-  double time_hours = 0;           ///< wall-clock time for w.tokens, goodput included
-  double gpu_hours = 0;            ///< billed: time_hours x GPUs
-  double energy_kwh = 0;           ///< GPU energy only (board power × training draw fraction)
-  double power_fraction = 0;       ///< average draw as a fraction of board power
-  std::vector<std::string> notes;  ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"
+  double goodput = 1;                   ///< share of wall time that trains (1 for inference)
+  double time_hours = 0;                ///< wall-clock time for w.tokens, goodput included
+  double gpu_hours = 0;                 ///< billed: time_hours x GPUs
+  double energy_kwh = 0;                ///< GPU energy only (board power × training draw fraction)
+  double power_fraction = 0;            ///< average draw as a fraction of board power
+  std::vector<std::string> notes;       ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"
+  std::optional<ServingSpeed> serving;  ///< inference of a transformer
 };
 
 [[nodiscard]] ComputeEstimate compute(const Workload& w, const catalog::Gpu& gpu, int gpus);

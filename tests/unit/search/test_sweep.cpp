@@ -94,9 +94,11 @@ TEST_CASE("the sweep's advice invariants hold on every build, and its counts are
   CHECK(s.odd_tensor_parallel == 0);
   CHECK(s.warning_traded == 0);
   CHECK(s.nothing_fits_unexplained == 0);
-  // The recorded figures of this grid on the embedded catalog.
-  CHECK(s.with_builds == 37);
-  CHECK(s.nothing_fits == 35);
-  CHECK(s.builds == 101);
+  // The recorded figures of this grid on the embedded catalog. Serving
+  // estimates (docs/serving.md: no margin for engines that allocate once,
+  // int8/int4 weights as fit changes) let two more inference queries fit.
+  CHECK(s.with_builds == 39);
+  CHECK(s.nothing_fits == 33);
+  CHECK(s.builds == 103);
   CHECK(s.first_with_avoidable == 12);
 }

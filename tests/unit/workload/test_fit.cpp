@@ -122,10 +122,13 @@ TEST_CASE("inference too large for one GPU: FP8 weights or tensor parallelism", 
   REQUIRE(r.verdict == Verdict::fits_with_changes);
   CHECK(r.changes[0].kind == "precision");  // FP8 before a second GPU
   check_reestimated(w, r, gpu("h100-sxm"));
-  const auto a = fit(w, gpu("a100-80gb-sxm"), 1);  // no FP8 on Ampere
+  // No FP8 tensor cores on Ampere: int8 weights (GPTQ) before a second GPU.
+  const auto a = fit(w, gpu("a100-80gb-sxm"), 1);
   REQUIRE(a.verdict == Verdict::fits_with_changes);
-  CHECK(a.changes[0].kind == "gpus");
-  CHECK(a.fixed.gpus == 2);
+  CHECK(a.changes[0].kind == "precision");
+  CHECK(a.fixed.precision == Precision::int8);
+  CHECK(a.fixed.gpus == 1);
+  check_reestimated(w, a, gpu("a100-80gb-sxm"));
 }
 
 TEST_CASE("what nothing can fix says why", "[workload][fit]") {

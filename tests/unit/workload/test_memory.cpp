@@ -145,9 +145,13 @@ TEST_CASE("KV cache is grouped-query aware (Llama 2 70B)", "[workload]") {
   // Tensor parallelism over 2 GPUs halves weights and cache per GPU.
   w.arch.kv_heads = 8;
   CHECK(memory_per_gpu(w, gpu("h100-sxm"), 2).kv_cache == 1342177280.0 / 2);
-  // FP8 serving: one byte per weight.
+  // FP8 serving: one byte per block-matrix weight; embeddings, output layer
+  // and norms stay 16-bit.
   w.precision = Precision::fp8;
-  CHECK(memory_per_gpu(w, gpu("h100-sxm"), 1).weights == Approx(68976648192.0));
+  w.quant = Quant::fp8;
+  const auto& c = w.counts;
+  CHECK(memory_per_gpu(w, gpu("h100-sxm"), 1).weights ==
+        Approx(c.linear + 2 * (c.embedding + c.norms)));
 }
 
 TEST_CASE("LoRA trains rank·(d_in + d_out) per adapted matrix", "[workload]") {

@@ -1,0 +1,30 @@
+#pragma once
+// The serving parts of `estimate`'s text and JSON (serving_report.cpp).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/workload/workload.hpp"
+
+namespace gpuadvisor::report {
+
+/// True for inference of a transformer (the serving model applies).
+[[nodiscard]] bool is_serving(const workload::Workload& w);
+/// workload.serving: lengths, concurrency, engine, formats; null otherwise.
+[[nodiscard]] nlohmann::ordered_json serving_workload_json(const workload::Workload& w);
+/// The serving keys of a compute object (null values when not serving).
+void add_serving_compute_json(nlohmann::ordered_json& j, const workload::ComputeEstimate& c);
+/// "requests" line of the header.
+[[nodiscard]] std::string serving_batch_line(const workload::Workload& w);
+/// Notes of the weights and KV cache rows.
+[[nodiscard]] std::string serving_weights_note(const workload::Workload& w);
+[[nodiscard]] std::string serving_kv_note(const workload::Workload& w,
+                                          const workload::MemoryBreakdown& m);
+/// The compute lines: TTFT, TPOT, throughput, per-request rate, capacity.
+[[nodiscard]] std::string serving_compute_lines(const workload::Workload& w,
+                                                const workload::ComputeEstimate& c,
+                                                const catalog::Gpu& g, int gpus,
+                                                std::size_t wrap_at);
+
+}  // namespace gpuadvisor::report

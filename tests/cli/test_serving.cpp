@@ -1,0 +1,97 @@
+// Serving from the command line: `estimate --task inference` with the serving
+// flags (text and JSON), and `recommend --task inference` with a serving
+// target: the costed answer for Llama 3.1 70B, what is missing, bad flags.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run.hpp"
+
+using gpuadvisor::test::run;
+using nlohmann::json;
+
+TEST_CASE("estimate: serving lines and JSON fields", "[cli][serving]") {
+  const std::vector<std::string> args{"estimate",    "--model",
+                                      "llama-2-70b", "--task",
+                                      "inference",   "--engine",
+                                      "trtllm",      "--gpu",
+                                      "h100-sxm",    "--gpus",
+                                      "4",           "--precision",
+                                      "fp8",         "--kv-cache-precision",
+                                      "fp8",         "--concurrency",
+                                      "480",         "--prompt-len",
+                                      "128",         "--output-len",
+                                      "2048"};
+  auto t = run(args);
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("  requests    480 in flight x (128 prompt + 2048 output tokens) on trtllm\n") !=
+        std::string::npos);
+  CHECK(t.out.find("  TTFT          ") != std::string::npos);
+  CHECK(t.out.find("  TPOT          ") != std::string::npos);
+  CHECK(t.out.find("trtllm: free_gpu_memory_fraction 0.90") != std::string::npos);
+  auto a = args;
+  a.insert(a.end(), {"--format", "json"});
+  auto r = run(a);
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  CHECK(j["workload"]["serving"]["engine"] == "trtllm");
+  CHECK(j["workload"]["serving"]["kv_bytes_per_token_per_gpu"] == 2.0 * 80 * 2 * 128 * 1);
+  const auto& c = j["compute"];
+  CHECK(c["tpot_s"].get<double>() > 0);
+  CHECK(c["ttft_s"].get<double>() < c["prefill_s"].get<double>());
+  CHECK(c["output_tokens_per_second"] == c["tokens_per_second"]);
+  CHECK(c["per_request_tokens_per_second"].get<double>() ==
+        Approx(1 / c["tpot_s"].get<double>()).epsilon(1e-3));
+}
+
+TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[cli][serving]") {
+  auto r = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "50",
+                "--tokens-per-second-per-user", "20", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  REQUIRE(!j["options"].empty());
+  for (const auto& o : j["options"]) {
+    // Every option meets the target: enough requests for 50 users at 20 tokens/s each.
+    CHECK(o["replicas"].get<int>() * o["concurrency_per_replica"].get<int>() >= 50);
+    CHECK(o["per_user_tokens_per_second"].get<double>() >= 20);
+    CHECK(o["concurrency_per_replica"] <= o["max_concurrency_per_replica"]);
+    const int tp = o["gpus_per_replica"];
+    CHECK((tp == 1 || tp == 2 || tp == 4 || tp == 8));  // Llama 3.1 70B: 64 heads, 8 KV heads
+    CHECK(o["gpu"] != "rtx-4090");                      // consumer cards only with --gpu
+  }
+  // Cheapest first.
+  for (std::size_t i = 1; i < j["options"].size(); ++i) {
+    CHECK(j["options"][i - 1]["gpu_price_usd"] <= j["options"][i]["gpu_price_usd"]);
+  }
+  CHECK(j["missing"].is_null());
+}
+
+TEST_CASE("recommend: a serving target nothing meets says what is missing", "[cli][serving]") {
+  auto r = run({"recommend", "--task", "inference", "--model", "llama-3.1-405b", "--users", "10",
+                "--tokens-per-second-per-user", "500"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("Nothing meets the target: no allowed GPU serves one request fast enough") !=
+        std::string::npos);
+}
+
+TEST_CASE("recommend: serving target flags are checked", "[cli][serving]") {
+  auto r = run({"recommend", "--model", "llama-3.1-8b", "--users", "10",
+                "--tokens-per-second-per-user", "20"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "gpuadvisor: error: --task: a serving target (--users, --throughput, ...) needs "
+        "--task inference\n");
+  r = run({"recommend", "--task", "inference", "--model", "llama-3.1-8b", "--users", "10"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "gpuadvisor: error: --tokens-per-second-per-user: required with --users (or "
+        "--max-tpot): the rate each user must see\n");
+  r = run({"recommend", "--task", "inference", "--model", "llama-3.1-8b", "--throughput", "1000",
+           "--max-ttft", "soon"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "gpuadvisor: error: --max-ttft: expected a time (0.5, 0.5s or 500ms) above 0 "
+        "and at most 3600, got \"soon\"\n");
+}
