@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -103,6 +104,10 @@ std::string megatron(const workload::Workload& w, const Plan& p) {
       break;
     case workload::Precision::fp32:
       break;
+    case workload::Precision::int8:
+    case workload::Precision::int4:
+      // Weight-only formats of inference: resolve() refuses them for training.
+      throw std::logic_error("plan: int8/int4 weights cannot be trained");
   }
   std::string s = header(w, p, "Megatron-LM pretrain_gpt.py arguments");
   s += "# Add the data, tokenizer and optimizer arguments of your run after these\n"
