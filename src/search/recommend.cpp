@@ -392,6 +392,23 @@ std::vector<Trial> trials(const Request& req, const workload::Workload& w) {
               "master weights and optimizer states stay as they are",
         [](Trial& t) { t.input.precision = workload::Precision::fp8; });
   }
+  // Weight-only integer formats for serving, on any GPU (the workload model's
+  // default layouts: GPTQ int8 and AWQ int4, groups of 128).
+  if (w.arch.kind == catalog::ModelKind::transformer && w.task == Task::inference &&
+      (sixteen_bit || w.precision == workload::Precision::fp8 ||
+       w.precision == workload::Precision::fp32)) {
+    add("--precision int8",
+        "8-bit integer weights (GPTQ, groups of 128): about half the weight memory of 16-bit, "
+        "on any GPU",
+        [](Trial& t) { t.input.precision = workload::Precision::int8; });
+  }
+  if (w.arch.kind == catalog::ModelKind::transformer && w.task == Task::inference &&
+      w.precision != workload::Precision::int4) {
+    add("--precision int4",
+        "4-bit integer weights (AWQ, groups of 128): about a quarter of the weight memory of "
+        "16-bit, with a small accuracy cost",
+        [](Trial& t) { t.input.precision = workload::Precision::int4; });
+  }
   if (!req.constraints.allow_used) {
     add("--allow-used", "used GPUs cost a fraction of new ones (with RISK001's warnings)",
         [](Trial& t) { t.constraints.allow_used = true; });

@@ -169,6 +169,14 @@ TEST_CASE("nothing fits: fp8 and lifted constraints are levers, named as the use
   CHECK(fp8->within_budget);
   CHECK(fp8->gpus == 1);
   CHECK(fp8->price_usd <= 20000.0);
+  // Integer weight-only formats are levers too, on any GPU.
+  for (std::string_view change : {"--precision int8", "--precision int4"}) {
+    const auto it = std::find_if(alts.begin(), alts.end(),
+                                 [&](const search::Alternative& a) { return a.change == change; });
+    REQUIRE(it != alts.end());
+    CHECK(it->within_budget);
+    CHECK(it->gpus == 1);
+  }
   // 7B full fine-tuning on one GPU in a tower fits no GPU at any price; lifting
   // a constraint is named by the build it finds: a rack for one H200 NVL
   // (over the budget: listed since no smallest budget exists).
