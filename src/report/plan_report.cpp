@@ -92,7 +92,8 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
                fmt::format("{:.1f}%", 100 * p.cost.mfu), days(p.hours),
                p.usd > 0 ? format_usd(p.usd) : "-"});
   }
-  out += "\n" + t.render(0, width);
+  out += '\n';  // not "\n" + string: GCC 12's -Wrestrict false positive
+  out += t.render(0, width);
 
   const auto& b = r.result.plans.front();
   const auto& c = b.cost;

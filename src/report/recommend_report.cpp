@@ -475,12 +475,13 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
     if (const std::string fit = alternatives(true); !fit.empty()) {
       out += fmt::format("\nChanges that fit the budget of {}:\n{}", budget, fit);
     } else {
-      out += "\n" +
-             wrap_text(fmt::format("No single change to the workload or the constraints fits the "
+      // Appended piecewise: "\n" + string trips GCC 12's -Wrestrict false positive.
+      out += '\n';
+      out += wrap_text(fmt::format("No single change to the workload or the constraints fits the "
                                    "budget of {}.",
                                    budget),
-                       st.width, 0, 0) +
-             "\n";
+                       st.width, 0, 0);
+      out += '\n';
     }
     if (const std::string near = alternatives(false); !near.empty()) {
       out += nf.smallest_budget_usd

@@ -189,7 +189,8 @@ class Reader {
     std::optional<int> ffn;
     if (!b) ffn = integer("intermediate_size", 1, 10 * kMaxDim, true);
     const auto kv = integer("num_key_value_heads", 1, 4096, false);
-    const auto head_dim = b ? std::nullopt : integer("head_dim", 1, 100000, false);
+    std::optional<int> head_dim;  // assigned, not `b ? nullopt : ...`: GCC 12 -Wmaybe-uninitialized
+    if (!b) head_dim = integer("head_dim", 1, 100000, false);
     if (!layers || !hidden || !heads || !vocab || (!b && !ffn)) return;
     a.layers = *layers;
     a.hidden = *hidden;
