@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cf=$(command -v clang-format-14 || command -v clang-format || true)
 [[ -n "$cf" ]] || { echo "clang-format is not installed (scripts/install-deps.sh --test)" >&2; exit 1; }
-mapfile -t files < <(git ls-files -- 'src/*.cpp' 'src/*.hpp' 'include/*.hpp' 'tests/*.cpp' \
-  'tests/*.hpp' 'bench/*.cpp' 'bench/*.hpp' 'fuzz/*.cpp' 'fuzz/*.hpp' 'tools/*.cpp')
+# Tracked files and new ones not yet added (ignored ones left out).
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- 'src/*.cpp' 'src/*.hpp' \
+  'include/*.hpp' 'tests/*.cpp' 'tests/*.hpp' 'bench/*.cpp' 'bench/*.hpp' 'fuzz/*.cpp' \
+  'fuzz/*.hpp' 'tools/*.cpp')
 if [[ "${1:-}" == "--fix" ]]; then
   "$cf" -i "${files[@]}"
   exit 0
