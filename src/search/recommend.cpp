@@ -309,6 +309,20 @@ std::optional<std::string> long_run_note(const Recommendation& out, const Reques
         servers, req.money(price), req.money(budget),
         format_duration_hours(best.compute.time_hours / servers));
   }
+  // The cluster answer with its network and parallel layout: `plan`, for the
+  // same model and tokens on #1's GPU, cheapest within --max-days.
+  std::string model;
+  if (!out.workload.model_id.empty()) {
+    model = "--model " + out.workload.model_id;
+  } else if (out.input.model_size) {
+    model = "--model-size " + format_count(*out.input.model_size);
+  }
+  if (!model.empty() && out.workload.training()) {
+    s += fmt::format(
+        "; for a cluster layout with its network: gpuadvisor plan {} --tokens {} --gpu {} "
+        "--nodes 1-512 --deadline {:g}d --objective cost-under-deadline",
+        model, format_count(out.workload.tokens), best.candidate.choice.gpu->id, req.max_days);
+  }
   return s;
 }
 

@@ -2,6 +2,8 @@
 // costs from the job's own estimate, and buying against renting.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/search/cloud.hpp"
 #include "gpuadvisor/search/recommend.hpp"
@@ -76,6 +78,12 @@ TEST_CASE("recommend says plainly when the best build trains for years", "[searc
   CHECK_THAT(n, Catch::Contains("(over --max-days 90)"));
   CHECK_THAT(n, Catch::Contains("the cheapest cloud offer"));
   CHECK_THAT(n, Catch::Contains("servers like #1"));
+  // ... and the plan command that lays the job out over a cluster.
+  CHECK_THAT(n, Catch::EndsWith(fmt::format(
+                    "; for a cluster layout with its network: gpuadvisor plan --model-size 70.0B "
+                    "--tokens 1.4T --gpu {} --nodes 1-512 --deadline 90d --objective "
+                    "cost-under-deadline",
+                    rec->builds.front().candidate.choice.gpu->id)));
   REQUIRE(rec->builds.front().rent);
   CHECK(rec->builds.front().rent->cloud.id == rec->cloud.front().id);
   // A deadline the build meets: no note.
