@@ -146,4 +146,11 @@ std::string format_usd(double usd) {
   return (usd <= -0.5 ? "-$" : "$") + out;
 }
 
+double round_significant(double v, int digits) {
+  if (v == 0 || !std::isfinite(v)) return 0;
+  const double scale =
+      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
+  return std::round(v * scale) / scale;
+}
+
 }  // namespace gpuadvisor

@@ -17,14 +17,6 @@ using ojson = nlohmann::ordered_json;
 using namespace workload;
 using Align = Table::Align;
 
-/// Rounds to `digits` significant digits, so that JSON output is stable.
-double sig(double v, int digits = 4) {
-  if (v == 0 || !std::isfinite(v)) return 0;
-  const double scale =
-      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
-}
-
 double whole(double v) { return std::round(v); }
 
 std::string pct(double v) { return fmt::format("{:.0f}%", v * 100); }
@@ -286,20 +278,20 @@ ojson memory_json(const MemoryBreakdown& m) {
 }
 
 ojson compute_json(const ComputeEstimate& c) {
-  ojson j = {{"total_flops", sig(c.total_flops)},
-             {"flops_per_token", sig(c.flops_per_token)},
-             {"dense_flops", sig(c.dense_flops)},
-             {"attention_flops", sig(c.attention_flops)},
-             {"peak_tflops", sig(c.peak_tflops)},
-             {"mfu", sig(c.mfu, 3)},
+  ojson j = {{"total_flops", round_significant(c.total_flops)},
+             {"flops_per_token", round_significant(c.flops_per_token)},
+             {"dense_flops", round_significant(c.dense_flops)},
+             {"attention_flops", round_significant(c.attention_flops)},
+             {"peak_tflops", round_significant(c.peak_tflops)},
+             {"mfu", round_significant(c.mfu, 3)},
              {"mfu_basis", c.mfu_basis},
              {"goodput", c.goodput},
-             {"tokens_per_second", sig(c.tokens_per_second)},
-             {"samples_per_second", sig(c.samples_per_second)},
-             {"achieved_tflops_per_gpu", sig(c.achieved_tflops_per_gpu)},
-             {"time_hours", sig(c.time_hours)},
-             {"gpu_hours", sig(c.gpu_hours)},
-             {"energy_kwh", sig(c.energy_kwh)},
+             {"tokens_per_second", round_significant(c.tokens_per_second)},
+             {"samples_per_second", round_significant(c.samples_per_second)},
+             {"achieved_tflops_per_gpu", round_significant(c.achieved_tflops_per_gpu)},
+             {"time_hours", round_significant(c.time_hours)},
+             {"gpu_hours", round_significant(c.gpu_hours)},
+             {"energy_kwh", round_significant(c.energy_kwh)},
              {"power_fraction", c.power_fraction},
              {"notes", c.notes}};
   add_serving_compute_json(j, c);
@@ -522,7 +514,8 @@ ojson estimate_json(const Estimate& e) {
     j["compute"]["gpu"] = e.gpu->id;
   } else {
     j["compute"] = {{"gpu", nullptr},
-                    {"total_flops", e.rows.empty() ? 0.0 : sig(e.rows.front().compute.total_flops)},
+                    {"total_flops",
+                     e.rows.empty() ? 0.0 : round_significant(e.rows.front().compute.total_flops)},
                     {"tokens_per_second", nullptr},
                     {"time_hours", nullptr},
                     {"gpu_hours", nullptr},

@@ -14,13 +14,6 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using Align = Table::Align;
 
-double sig(double v, int digits = 4) {
-  if (v == 0 || !std::isfinite(v)) return 0;
-  const double scale =
-      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
-}
-
 std::string pct(double part, double whole) {
   return fmt::format("{:.0f}%", whole > 0 ? 100 * part / whole : 0);
 }
@@ -136,10 +129,11 @@ ojson plan_json(const PlanReport& r) {
   j["task"] = workload::to_string(w.task);
   j["precision"] = workload::to_string(w.precision);
   j["seq_len"] = w.seq_len;
-  j["tokens"] = sig(w.tokens);
-  j["parameters"] = sig(w.counts.total);
+  j["tokens"] = round_significant(w.tokens);
+  j["parameters"] = round_significant(w.counts.total);
   j["objective"] = plan::to_string(q.objective);
-  j["deadline_hours"] = q.deadline_hours ? ojson(sig(*q.deadline_hours)) : ojson(nullptr);
+  j["deadline_hours"] =
+      q.deadline_hours ? ojson(round_significant(*q.deadline_hours)) : ojson(nullptr);
   ojson gpus = ojson::array();
   for (const auto* g : q.gpus) gpus.push_back(g->id);
   j["gpus"] = gpus;
@@ -173,13 +167,13 @@ ojson plan_json(const PlanReport& r) {
                 {"global_batch", l.global_batch},
                 {"micro_batches", l.micro_batches()}}},
               {"step_seconds",
-               {{"total", sig(c.step)},
-                {"compute", sig(c.compute)},
-                {"tensor_parallel", sig(c.tp_comm)},
-                {"context_parallel", sig(c.cp_comm)},
-                {"pipeline_sends", sig(c.pp_comm)},
-                {"bubble", sig(c.bubble)},
-                {"data_parallel", sig(c.dp_comm)}}},
+               {{"total", round_significant(c.step)},
+                {"compute", round_significant(c.compute)},
+                {"tensor_parallel", round_significant(c.tp_comm)},
+                {"context_parallel", round_significant(c.cp_comm)},
+                {"pipeline_sends", round_significant(c.pp_comm)},
+                {"bubble", round_significant(c.bubble)},
+                {"data_parallel", round_significant(c.dp_comm)}}},
               {"memory_bytes",
                {{"device", std::round(m.device)},
                 {"usable", std::round(c.usable_bytes)},
@@ -189,14 +183,14 @@ ojson plan_json(const PlanReport& r) {
                 {"optimizer", std::round(m.optimizer)},
                 {"activations", std::round(m.activations)},
                 {"logits", std::round(m.logits)}}},
-              {"tokens_per_second", sig(c.tokens_per_second)},
-              {"tokens_per_second_per_gpu", sig(c.tokens_per_second / l.gpus())},
-              {"model_tflops_per_gpu", sig(c.model_tflops_per_gpu)},
-              {"mfu", sig(c.mfu)},
-              {"goodput", sig(c.goodput)},
-              {"hours", sig(p.hours)},
-              {"gpu_hours", sig(p.gpu_hours)},
-              {"cost_usd", p.usd > 0 ? ojson(sig(p.usd)) : ojson(nullptr)},
+              {"tokens_per_second", round_significant(c.tokens_per_second)},
+              {"tokens_per_second_per_gpu", round_significant(c.tokens_per_second / l.gpus())},
+              {"model_tflops_per_gpu", round_significant(c.model_tflops_per_gpu)},
+              {"mfu", round_significant(c.mfu)},
+              {"goodput", round_significant(c.goodput)},
+              {"hours", round_significant(p.hours)},
+              {"gpu_hours", round_significant(p.gpu_hours)},
+              {"cost_usd", p.usd > 0 ? ojson(round_significant(p.usd)) : ojson(nullptr)},
               {"usd_per_gpu_hour", p.usd > 0 ? ojson(p.usd_per_gpu_hour) : ojson(nullptr)},
               {"price", p.usd > 0 ? ojson(p.price_id) : ojson(nullptr)}});
   }

@@ -16,13 +16,6 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using namespace workload;
 
-double sig(double v, int digits = 4) {
-  if (v == 0 || !std::isfinite(v)) return 0;
-  const double scale =
-      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
-}
-
 std::string weights(const search::ServingOption& o) {
   return o.quant == Quant::none || o.quant == Quant::fp8
              ? std::string(to_string(o.precision))
@@ -44,16 +37,17 @@ ojson option_json(const search::ServingOption& o) {
       {"quant", std::string(to_string(o.quant))},
       {"kv_cache_precision", std::string(to_string(o.kv))},
       {"concurrency_per_replica", o.concurrency},
-      {"ttft_s", sig(o.speed.ttft_s)},
-      {"tpot_s", sig(o.speed.tpot_s)},
-      {"output_tokens_per_second_per_replica", sig(o.speed.output_tokens_per_second)},
-      {"per_request_tokens_per_second", sig(o.speed.per_request_tokens_per_second)},
+      {"ttft_s", round_significant(o.speed.ttft_s)},
+      {"tpot_s", round_significant(o.speed.tpot_s)},
+      {"output_tokens_per_second_per_replica", round_significant(o.speed.output_tokens_per_second)},
+      {"per_request_tokens_per_second", round_significant(o.speed.per_request_tokens_per_second)},
       {"per_user_tokens_per_second",
-       sig(o.speed.output_tokens_per_second / std::max(1, o.concurrency))},
+       round_significant(o.speed.output_tokens_per_second / std::max(1, o.concurrency))},
       {"max_concurrency_per_replica", o.speed.max_concurrency},
       {"device_bytes_per_gpu", std::round(o.memory.device)},
       {"gpu_price_usd", std::round(o.gpu_usd)},
-      {"cloud_usd_per_hour", o.cloud_usd_per_hour ? ojson(sig(*o.cloud_usd_per_hour)) : ojson()},
+      {"cloud_usd_per_hour",
+       o.cloud_usd_per_hour ? ojson(round_significant(*o.cloud_usd_per_hour)) : ojson()},
       {"cloud_offer", o.cloud_offer.empty() ? ojson() : ojson(o.cloud_offer)}};
 }
 
@@ -118,7 +112,7 @@ ojson serving_plan_json(const search::ServingPlan& p, const Workload& w) {
   j["prompt_len"] = w.prompt_len;
   j["output_len"] = w.output_len;
   j["target"] = p.target_text;
-  j["tpot_bound_s"] = p.tpot_bound_s > 0 ? ojson(sig(p.tpot_bound_s)) : ojson();
+  j["tpot_bound_s"] = p.tpot_bound_s > 0 ? ojson(round_significant(p.tpot_bound_s)) : ojson();
   ojson opts = ojson::array();
   for (const auto& o : p.options) opts.push_back(option_json(o));
   j["options"] = std::move(opts);

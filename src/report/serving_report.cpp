@@ -17,13 +17,6 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using namespace workload;
 
-double sig(double v, int digits = 4) {
-  if (v == 0 || !std::isfinite(v)) return 0;
-  const double scale =
-      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
-}
-
 std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
 
 std::string kv_name(const Workload& w) {
@@ -61,7 +54,7 @@ ojson serving_workload_json(const Workload& w) {
           {"kv_bytes_per_element", s.kv_bytes},
           {"kv_bytes_per_token_per_gpu", detail::kv_bytes_per_token(w.arch, s, w.gpus)},
           {"quant", std::string(to_string(w.quant))},
-          {"weight_bits", sig(detail::weight_bits(w.precision, w.quant))}};
+          {"weight_bits", round_significant(detail::weight_bits(w.precision, w.quant))}};
 }
 
 void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
@@ -74,16 +67,18 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
     return;
   }
   const auto& s = *c.serving;
-  j["ttft_s"] = sig(s.ttft_s);
-  j["tpot_s"] = sig(s.tpot_s);
-  j["output_tokens_per_second"] = sig(s.output_tokens_per_second);
-  j["per_request_tokens_per_second"] = sig(s.per_request_tokens_per_second);
-  j["prefill_s"] = sig(s.prefill_s);
+  j["ttft_s"] = round_significant(s.ttft_s);
+  j["tpot_s"] = round_significant(s.tpot_s);
+  j["output_tokens_per_second"] = round_significant(s.output_tokens_per_second);
+  j["per_request_tokens_per_second"] = round_significant(s.per_request_tokens_per_second);
+  j["prefill_s"] = round_significant(s.prefill_s);
   j["max_concurrency"] = s.max_concurrency;
-  j["decode_step"] = {
-      {"weights_s", sig(s.step_weights_s)}, {"kv_cache_s", sig(s.step_kv_s)},
-      {"matmul_s", sig(s.step_compute_s)},  {"elementwise_s", sig(s.step_elementwise_s)},
-      {"all_reduce_s", sig(s.step_comm_s)}, {"engine_s", sig(s.step_overhead_s)}};
+  j["decode_step"] = {{"weights_s", round_significant(s.step_weights_s)},
+                      {"kv_cache_s", round_significant(s.step_kv_s)},
+                      {"matmul_s", round_significant(s.step_compute_s)},
+                      {"elementwise_s", round_significant(s.step_elementwise_s)},
+                      {"all_reduce_s", round_significant(s.step_comm_s)},
+                      {"engine_s", round_significant(s.step_overhead_s)}};
 }
 
 std::string serving_batch_line(const Workload& w) {
