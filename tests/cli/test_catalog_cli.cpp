@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::data;
 using gpuadvisor::test::run;
@@ -117,14 +118,13 @@ TEST_CASE("catalog validate accepts a good overlay and reports malformed JSON", 
   CHECK(ok.exit_code == 0);
   CHECK(ok.out == data("overlay-catalog.json") + ": ok\n");
 
-  const auto tmp = std::filesystem::temp_directory_path() / "gpuadvisor-malformed.json";
-  std::ofstream(tmp) << "{\"gpus\": [\n  {\"id\": \"x\",}\n]}";
-  auto bad = run({"catalog", "validate", tmp.string()});
+  const auto tmp =
+      gpuadvisor::test::scratch_file("malformed.json", "{\"gpus\": [\n  {\"id\": \"x\",}\n]}");
+  auto bad = run({"catalog", "validate", tmp});
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err == "gpuadvisor: error: " + tmp.string() +
+  CHECK(bad.err == "gpuadvisor: error: " + tmp +
                        ": line 2, column 14: invalid JSON: syntax error while parsing object "
                        "key - unexpected '}'; expected string literal\n");
-  std::filesystem::remove(tmp);
 
   auto missing = run({"catalog", "validate", "/nonexistent.json"});
   CHECK(missing.exit_code == 2);
@@ -150,8 +150,7 @@ TEST_CASE("a catalog file given with --catalog layers over the embedded catalog"
 }
 
 TEST_CASE("the output file is written atomically and not at all on error", "[cli]") {
-  const auto dir = std::filesystem::temp_directory_path() / "gpuadvisor-out-test";
-  std::filesystem::create_directories(dir);
+  const auto dir = gpuadvisor::test::scratch_dir("out-test");
   const auto out = dir / "gpus.json";
   auto r =
       run({"catalog", "list", "--category", "gpu", "--format", "json", "--output", out.string()});

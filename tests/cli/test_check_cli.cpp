@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using Catch::Contains;
 using gpuadvisor::test::run;
@@ -230,8 +231,7 @@ TEST_CASE("check output is deterministic, colourless off a terminal, and --outpu
     CHECK(first.out == second.out);
     CHECK(first.out.find('\x1b') == std::string::npos);
   }
-  const auto out = std::filesystem::temp_directory_path() / "gpuadvisor-check-output.xml";
-  std::filesystem::remove(out);
+  const auto out = gpuadvisor::test::scratch_dir("check-output") / "check.xml";
   auto r =
       run({"check", example("4090-workstation"), "--format", "junit", "--output", out.string()});
   CHECK(r.exit_code == 0);

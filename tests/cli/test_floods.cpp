@@ -9,20 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::run;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string scratch(const std::string& name, const std::string& content) {
-  const fs::path dir = fs::temp_directory_path() / "gpuadvisor-floods";
-  fs::create_directories(dir);
-  const fs::path p = dir / name;
-  std::ofstream(p, std::ios::binary) << content;
-  return p.string();
-}
+constexpr auto scratch = gpuadvisor::test::scratch_file;
 
 /// A catalog with `n` empty GPU objects: 25 missing fields each.
 std::string empty_gpus(const std::string& name, int n) {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::run;
 using gpuadvisor::test::run_with_stdout;
@@ -26,12 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 /// An empty scratch folder of its own for each test.
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "gpuadvisor-output" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return gpuadvisor::test::scratch_dir(name); }
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

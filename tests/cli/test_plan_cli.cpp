@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::run;
 using nlohmann::json;
@@ -19,10 +20,9 @@ std::vector<std::string> plan(std::vector<std::string> args) {
   return args;
 }
 
+/// A path for plan to create: inside an empty scratch folder, not there yet.
 fs::path fresh_dir(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("gpuadvisor-plan-" + name);
-  fs::remove_all(d);
-  return d;
+  return gpuadvisor::test::scratch_dir("plan-" + name) / "out";
 }
 
 std::string read(const fs::path& p) {

@@ -3,12 +3,8 @@
 // bad flags (exit 2, exact messages), deterministic output.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -16,6 +12,7 @@
 
 #include "gpuadvisor/report/table.hpp"
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::run;
 using nlohmann::json;
@@ -34,18 +31,11 @@ json recommend_json(std::vector<std::string> args, int expected_exit = 0) {
 
 /// Writes a build's spec to a temporary file and runs `check` on it.
 gpuadvisor::test::RunResult check_spec(const json& spec, const std::vector<std::string>& extra) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("gpuadvisor-recommend-" + std::to_string(::getpid()) + "-" +
-                     spec["name"].get<std::string>() + ".json");
-  {
-    std::ofstream f(path);
-    f << spec.dump(2);
-  }
-  std::vector<std::string> args{"check", path.string()};
+  const auto path =
+      gpuadvisor::test::scratch_file(spec["name"].get<std::string>() + ".json", spec.dump(2));
+  std::vector<std::string> args{"check", path};
   args.insert(args.end(), extra.begin(), extra.end());
-  auto r = run(args);
-  std::filesystem::remove(path);
-  return r;
+  return run(args);
 }
 
 void require_widths(const std::string& text, std::size_t width) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::run;
 using gpuadvisor::test::RunResult;
@@ -17,14 +18,7 @@ using gpuadvisor::test::RunResult;
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string scratch(const std::string& name, const std::string& content) {
-  const fs::path dir = fs::temp_directory_path() / "gpuadvisor-terminal";
-  fs::create_directories(dir);
-  const fs::path p = dir / name;
-  std::ofstream(p, std::ios::binary) << content;
-  return p.string();
-}
+constexpr auto scratch = gpuadvisor::test::scratch_file;
 
 void require_error(const RunResult& r, const std::string& message) {
   INFO("stderr: " << r.err);

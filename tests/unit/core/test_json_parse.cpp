@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpuadvisor/core/json_input.hpp"
+#include "support/scratch.hpp"
 
 using namespace gpuadvisor;
 
@@ -55,11 +56,7 @@ TEST_CASE("parse_json skips a byte order mark and counts columns after it", "[js
 }
 
 namespace {
-std::string scratch_dir() {
-  const auto dir = std::filesystem::temp_directory_path() / "gpuadvisor-read-file";
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
+std::string scratch_dir() { return gpuadvisor::test::scratch_dir("read-file").string(); }
 }  // namespace
 
 TEST_CASE("read_file reads at most the limit plus one byte, whatever the size says", "[json]") {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/plan/emit.hpp"
+#include "support/scratch.hpp"
 #include "unit/workload/helpers.hpp"
 
 using namespace gpuadvisor;
@@ -58,11 +59,8 @@ void keys_of(const json& j, std::set<std::string>& out) {
 }
 
 bool bash_parses(const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / "gpuadvisor-emit-test.sh";
-  std::ofstream(path) << text;
-  const int rc = std::system(("bash -n '" + path.string() + "'").c_str());
-  std::filesystem::remove(path);
-  return rc == 0;
+  const auto path = test::scratch_file("emit-test.sh", text);
+  return std::system(("bash -n '" + path + "'").c_str()) == 0;
 }
 
 plan::Plan best(const workload::Workload& w, const char* gpu, int gpus) {
