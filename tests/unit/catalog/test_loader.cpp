@@ -2,37 +2,18 @@
 // every problem listed at its JSON path; overlays layer by id.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "support/run.hpp"
+#include "unit/catalog/helpers.hpp"
 
 using namespace gpuadvisor;
 using namespace gpuadvisor::catalog;
 using nlohmann::json;
-
-namespace {
-
-json min_catalog() {
-  std::ifstream in(test::data("catalog-min.json"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
-}
-
-/// Messages of a catalog that must fail to parse.
-std::vector<std::string> problems(const json& doc, bool overlay = false) {
-  auto r = parse_catalog(doc.dump(), "c.json", overlay);
-  REQUIRE_FALSE(r);
-  std::vector<std::string> out;
-  for (const auto& d : r.error()) out.push_back(d.str());
-  return out;
-}
-
-}  // namespace
+using test::min_catalog;
+using test::problems;
 
 TEST_CASE("a valid catalog loads every category", "[catalog]") {
   auto r = parse_catalog(min_catalog().dump(), "c.json", false);

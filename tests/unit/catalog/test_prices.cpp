@@ -3,35 +3,21 @@
 // prices of named parts; renamed parts answer to their former ids.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/rules/region.hpp"
 #include "support/run.hpp"
+#include "unit/catalog/helpers.hpp"
 
 using namespace gpuadvisor;
 using namespace gpuadvisor::catalog;
 using nlohmann::json;
+using test::min_catalog;
+using test::problems;
 
 namespace {
-
-json min_catalog() {
-  std::ifstream in(test::data("catalog-min.json"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
-}
-
-std::vector<std::string> problems(const json& doc) {
-  auto r = parse_catalog(doc.dump(), "c.json", false);
-  REQUIRE_FALSE(r);
-  std::vector<std::string> out;
-  for (const auto& d : r.error()) out.push_back(d.str());
-  return out;
-}
 
 /// Reference problems of `overlay` layered over the minimal catalog.
 std::vector<std::string> reference_problems(const json& overlay) {
