@@ -490,6 +490,15 @@ void read_model_shape_extras(ObjectReader& r, ModelPreset& m) {
   assign(m.shared_expert_ffn, r.integer("shared_expert_ffn", 0, 10000000, opt));
   assign(m.dense_layers, r.integer("dense_layers", 0, 10000, opt));
   assign(m.moe_every, r.integer("moe_every", 1, 10000, opt));
+  assign(m.router_bias, r.boolean("router_bias", opt));
+  assign(m.q_lora_rank, r.integer("q_lora_rank", 0, 1000000, opt));
+  assign(m.kv_lora_rank, r.integer("kv_lora_rank", 0, 1000000, opt));
+  assign(m.qk_nope_head_dim, r.integer("qk_nope_head_dim", 0, 100000, opt));
+  assign(m.qk_rope_head_dim, r.integer("qk_rope_head_dim", 0, 100000, opt));
+  assign(m.v_head_dim, r.integer("v_head_dim", 0, 100000, opt));
+  if (m.kv_lora_rank > 0 && (m.qk_nope_head_dim < 1 || m.qk_rope_head_dim < 1 || m.v_head_dim < 1))
+    r.error("kv_lora_rank",
+            "latent attention needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
   assign(m.sliding_window, r.integer("sliding_window", 0, 100000000, opt));
   assign(m.sliding_window_layers, r.integer("sliding_window_layers", 0, 10000, opt));
   if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts)) {

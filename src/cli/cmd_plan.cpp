@@ -102,6 +102,11 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
     bad("--task", "plan lays out full training: expected pretrain or finetune");
   if (w->arch.kind != catalog::ModelKind::transformer)
     bad("--model", "plan lays out transformers; CNNs train data parallel (see estimate)");
+  if (w->arch.mla())
+    bad(f.w.model_config ? "--model-config" : "--model",
+        "plan's layout model has no multi-head latent attention or expert parallelism, which "
+        "DeepSeek-V2/V3 training needs (Megatron-LM --multi-latent-attention, "
+        "--expert-model-parallel-size); see gpuadvisor estimate for its memory and time");
   q.w = std::move(*w);
   q.gpus = gpus_of(f.gpu.empty() ? std::vector<std::string>{"all"} : f.gpu, cat);
   const int node = workload::k::kGpusPerNode;

@@ -74,7 +74,14 @@ std::string arch_line(const Workload& w) {
                        format_count(a.params), a.flops_per_sample / 1e9);
   }
   std::string extra;
-  if (a.head_dim_override > 0) extra += fmt::format(", head size {}", a.head_dim());
+  if (a.mla()) {
+    extra += fmt::format(
+        ", latent attention ({}KV latent {} + rope key {} cached, head size {} + {}, value {})",
+        a.q_lora_rank > 0 ? fmt::format("query latent {}, ", a.q_lora_rank) : "", a.kv_lora_rank,
+        a.qk_rope_head_dim, a.qk_nope_head_dim, a.qk_rope_head_dim, a.v_head_dim);
+  } else if (a.head_dim_override > 0) {
+    extra += fmt::format(", head size {}", a.head_dim());
+  }
   if (a.moe()) {
     extra += fmt::format(
         ", {} experts of FFN {} on {} layers, {} per token{} ({} active)", a.experts, a.expert_ffn,
@@ -471,6 +478,13 @@ ojson estimate_json(const Estimate& e) {
     arch["moe_layers"] = a.moe_layers();
     arch["sliding_window"] = a.sliding_window;
     arch["sliding_window_layers"] = a.sliding_window_layers;
+    if (a.mla()) {
+      arch["latent_attention"] = {{"q_lora_rank", a.q_lora_rank},
+                                  {"kv_lora_rank", a.kv_lora_rank},
+                                  {"qk_nope_head_dim", a.qk_nope_head_dim},
+                                  {"qk_rope_head_dim", a.qk_rope_head_dim},
+                                  {"v_head_dim", a.v_head_dim}};
+    }
   } else {
     arch["flops_per_sample"] = a.flops_per_sample;
     arch["activation_bytes_per_sample"] = a.activation_bytes_per_sample;

@@ -317,7 +317,8 @@ std::optional<std::string> long_run_note(const Recommendation& out, const Reques
   } else if (out.input.model_size) {
     model = "--model-size " + format_count(*out.input.model_size);
   }
-  if (!model.empty() && out.workload.training()) {
+  // plan refuses latent attention (DeepSeek): no command it would reject.
+  if (!model.empty() && out.workload.training() && !out.workload.arch.mla()) {
     s += fmt::format(
         "; for a cluster layout with its network: gpuadvisor plan {} --tokens {} --gpu {} "
         "--nodes 1-512 --deadline {:g}d --objective cost-under-deadline",

@@ -31,9 +31,10 @@ double peak_tflops(const catalog::Gpu& g, Precision p, std::vector<std::string>*
 }
 
 /// Attention FLOPs per token, forward: 4·q_dim per attended key and layer
-/// (QKᵀ and AV); windowed layers attend to the window only.
+/// (QKᵀ and AV, 2·q_dim each; MLA: 2·qk_dim + 2·v_dim as training computes it,
+/// keys and values up-projected); windowed layers attend to the window only.
 double attention_forward(const Architecture& a, int seq) {
-  return k::kAttnForward * d(a.layers) * d(a.q_dim()) * a.attended(d(seq));
+  return k::kAttnForward / 2 * d(a.layers) * (d(a.qk_dim()) + d(a.v_dim())) * a.attended(d(seq));
 }
 
 /// Training FLOPs per token: dense (6N, 4N + adapters for LoRA/QLoRA, +2N with

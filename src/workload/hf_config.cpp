@@ -12,12 +12,13 @@
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "hf_fields.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload {
 namespace {
 
-enum class Moe { none, mixtral, qwen2 };
+enum class Moe { none, mixtral, qwen2, deepseek };
 /// Which layers a `sliding_window` applies to when `layer_types` is absent.
 enum class Window {
   none,       ///< the family has no sliding window
@@ -66,38 +67,45 @@ constexpr Family kFamilies[] = {
     {"phi", "Phi", false, false, true, true, true, true, true, 1, 1},
     {"phi3", "Phi-3", true, false, false, false, false, false, false, 2, 1, Moe::none, Window::all},
     {"gpt_neox", "GPT-NeoX", false, false, true, true, true, true},
+    {"deepseek_v2", "DeepSeek-V2", true, false, false, false, false, false, false, 2, 1,
+     Moe::deepseek},
+    {"deepseek_v3", "DeepSeek-V3", true, false, false, false, false, false, false, 2, 1,
+     Moe::deepseek},
     {"bloom", "BLOOM", false, true, true, true, true, true, false, 2, 2, Moe::none, Window::none,
      false, true},
 };
 
 constexpr std::int64_t kMaxDim = 1'000'000;
 
-class Reader {
+class Reader : detail::ConfigFields {
  public:
-  Reader(const nlohmann::json& j, const std::string& file) : j_(j), file_(file) {}
+  Reader(const nlohmann::json& j, const std::string& file) : ConfigFields(j, file), j_(j) {}
 
   gpuadvisor::expected<ModelDefinition, Diagnostics> run() {
     if (!j_.is_object()) {
       error("", fmt::format("expected a config.json object, got {}", describe(j_)));
-      return gpuadvisor::unexpected(std::move(diags_));
+      return gpuadvisor::unexpected(std::move(diags()));
     }
     const Family* f = family();
-    if (f == nullptr) return gpuadvisor::unexpected(std::move(diags_));
+    if (f == nullptr) return gpuadvisor::unexpected(std::move(diags()));
     read_shape(*f);
-    if (diags_.empty()) read_moe(*f);
-    if (diags_.empty()) read_window(*f);
-    if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
+    if (diags().empty() && f->moe == Moe::deepseek) {
+      detail::read_deepseek(*this, f->type == "deepseek_v3", a_, def_.notes);
+    }
+    if (diags().empty()) read_moe(*f);
+    if (diags().empty()) read_window(*f);
+    if (!diags().empty()) return gpuadvisor::unexpected(std::move(diags()));
     a_.params = detail::params_from_shape(a_);
     if (a_.params < 1e6 || a_.params > 1e14) {
       error(f->bloom_keys ? "n_layer" : "num_hidden_layers",
             fmt::format("the shape gives {} parameters; expected 1M to 100T",
                         format_count(a_.params)));
-      return gpuadvisor::unexpected(std::move(diags_));
+      return gpuadvisor::unexpected(std::move(diags()));
     }
     a_.origin = ArchOrigin::config;
-    a_.origin_text = fmt::format("{} config {}", f->name, file_);
+    a_.origin_text = fmt::format("{} config {}", f->name, file());
     def_.arch = a_;
-    def_.name = fmt::format("{} model from {}", f->name, file_);
+    def_.name = fmt::format("{} model from {}", f->name, file());
     if (j_.contains("quantization_config")) {
       def_.notes.push_back(
           "quantization_config in the config is not applied: --task and --precision set the "
@@ -107,47 +115,6 @@ class Reader {
   }
 
  private:
-  void error(std::string_view path, std::string message) {
-    add(diags_, {file_, std::string(path), std::move(message)});
-  }
-
-  /// A present, non-null value; nullptr otherwise (null means "not set", as
-  /// transformers writes `"sliding_window": null`).
-  const nlohmann::json* get(std::string_view key) const {
-    auto it = j_.find(key);
-    return it == j_.end() || it->is_null() ? nullptr : &*it;
-  }
-
-  std::optional<int> integer(std::string_view key, std::int64_t lo, std::int64_t hi,
-                             bool required) {
-    const auto* v = get(key);
-    if (v == nullptr) {
-      if (required) error(key, "missing required field");
-      return std::nullopt;
-    }
-    if (!v->is_number_integer()) {
-      error(key, fmt::format("expected an integer, got {}", describe(*v)));
-      return std::nullopt;
-    }
-    const bool too_big =
-        v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(hi);
-    if (too_big || v->get<std::int64_t>() < lo || v->get<std::int64_t>() > hi) {
-      error(key, fmt::format("expected an integer from {} to {}, got {}", lo, hi, describe(*v)));
-      return std::nullopt;
-    }
-    return static_cast<int>(v->get<std::int64_t>());
-  }
-
-  std::optional<bool> boolean(std::string_view key) {
-    const auto* v = get(key);
-    if (v == nullptr) return std::nullopt;
-    if (!v->is_boolean()) {
-      error(key, fmt::format("expected true or false, got {}", describe(*v)));
-      return std::nullopt;
-    }
-    return v->get<bool>();
-  }
-
   const Family* family() {
     const auto* t = get("model_type");
     const std::string supported = fmt::format("{}", fmt::join(kHfModelTypes, ", "));
@@ -157,16 +124,6 @@ class Reader {
       return nullptr;
     }
     const auto& type = t->get_ref<const std::string&>();
-    if (type == "deepseek_v2" || type == "deepseek_v3") {
-      // MLA caches a compressed latent (kv_lora_rank + qk_rope_head_dim per
-      // token and layer) and projects through low-rank q/kv matrices; counting
-      // it as grouped-query attention would misstate both weights and KV cache.
-      error(get("kv_lora_rank") != nullptr ? "kv_lora_rank" : "model_type",
-            fmt::format("{} uses multi-head latent attention, which is not modelled; "
-                        "supported model types: {}",
-                        describe(*t), supported));
-      return nullptr;
-    }
     for (const auto& f : kFamilies) {
       if (f.type == type) return &f;
     }
@@ -335,10 +292,8 @@ class Reader {
   }
 
   const nlohmann::json& j_;
-  const std::string& file_;
   Architecture a_;
   ModelDefinition def_;
-  Diagnostics diags_;
 };
 
 }  // namespace

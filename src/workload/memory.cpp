@@ -33,10 +33,28 @@ Adapted adapted_edges(const Architecture& a, std::uint8_t t) {
     sum += e;
     ++count;
   };
-  add(attention, attention_count, kLoraQ, h + q);
-  add(attention, attention_count, kLoraK, h + kv);
-  add(attention, attention_count, kLoraV, h + kv);
-  add(attention, attention_count, kLoraO, q + h);
+  if (a.mla()) {
+    // DeepSeek's projections (PEFT module names): q_a_proj + q_b_proj (q_proj
+    // without q_lora_rank) for q; kv_a_proj_with_mqa + kv_b_proj make both K and
+    // V, so k or v selects them once; o_proj.
+    const double ql = d(a.q_lora_rank), kvl = d(a.kv_lora_rank), qk = d(a.qk_dim());
+    if ((t & kLoraQ) != 0) {
+      const bool low = a.q_lora_rank > 0;
+      attention += low ? (h + ql) + (ql + qk) : h + qk;
+      attention_count += low ? 2 : 1;
+    }
+    if ((t & (kLoraK | kLoraV)) != 0) {
+      attention += (h + kvl + d(a.qk_rope_head_dim)) +
+                   (kvl + d(a.heads) * d(a.qk_nope_head_dim + a.v_head_dim));
+      attention_count += 2;
+    }
+    add(attention, attention_count, kLoraO, d(a.v_dim()) + h);
+  } else {
+    add(attention, attention_count, kLoraQ, h + q);
+    add(attention, attention_count, kLoraK, h + kv);
+    add(attention, attention_count, kLoraV, h + kv);
+    add(attention, attention_count, kLoraO, q + h);
+  }
   // One FFN of inner size f: its adapted edges and matrices.
   auto ffn = [&](double f) {
     double e = 0;
@@ -110,10 +128,14 @@ ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t 
   c.active = c.total - (shape.total - shape.active);
   c.embedding = d(a.vocab) * h * (a.tied_embeddings ? 1 : 2);
   c.norms = (a.norms_per_layer * L + a.extra_norms) * h * (a.norm_bias ? 2 : 1);
+  // MLA's latent norms (q_a_layernorm, kv_a_layernorm).
+  if (a.mla()) c.norms += L * d(a.q_lora_rank + a.kv_lora_rank);
   c.linear = std::max(0.0, c.total - c.embedding - c.norms);
   const bool dense_ffn = a.moe_layers() < a.layers;
-  c.largest_matrix = h * std::max({d(a.q_dim()), dense_ffn ? d(a.ffn) : 0.0, d(a.expert_ffn),
-                                   d(a.shared_expert_ffn)});
+  // MLA's largest attention matrix is o_proj (v_dim x h) or q_b_proj.
+  const double attn = a.mla() ? std::max(d(a.v_dim()), d(a.qk_dim())) : d(a.q_dim());
+  c.largest_matrix =
+      h * std::max({attn, dense_ffn ? d(a.ffn) : 0.0, d(a.expert_ffn), d(a.shared_expert_ffn)});
   c.largest_param = std::max(c.largest_matrix, d(a.vocab) * h);
   if (task == Task::lora || task == Task::qlora) {
     const auto adapted = adapted_edges(a, lora_targets);
@@ -134,8 +156,17 @@ ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t 
 
 double layer_activation_bytes(const Architecture& a, double seq, double batch, bool flash) {
   const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim()), f = a.active_ffn();
-  double per_token = k::kActHidden * h + k::kActQ * q + k::kActKv * kv +
-                     (a.gated_ffn ? k::kActFfnGated : k::kActFfnGelu) * f;
+  double per_token = k::kActHidden * h + (a.gated_ffn ? k::kActFfnGated : k::kActFfnGelu) * f;
+  if (a.mla()) {
+    // Queries and keys are qk_dim wide, values and the attention output v_dim
+    // (2 B each, as kActQ/kActKv count them), plus the inputs of q_b_proj and
+    // kv_b_proj (the q latent, the KV latent) and the shared rope key.
+    const double qk = d(a.qk_dim()), v = d(a.v_dim());
+    per_token += k::kActQ / 2 * (qk + v) + k::kActKv / 2 * (qk + v) +
+                 k::kActLatent * d(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim);
+  } else {
+    per_token += k::kActQ * q + k::kActKv * kv;
+  }
   if (a.moe() && a.layers > 0) {
     // Each token's copy gathered for each of its k experts, and each expert's
     // output kept for the routing-weight product (k·2·h, 16-bit).

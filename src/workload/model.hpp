@@ -71,6 +71,9 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
 /// Parameters of a transformer from its shape (used when the shape comes from flags).
 [[nodiscard]] double params_from_shape(const Architecture& a);
 
+/// Parameters of one multi-head latent attention block, its norms included.
+[[nodiscard]] double mla_attention(const Architecture& a);
+
 /// The exact counts of a shape (architecture.cpp): total, used per token, and
 /// one expert's largest matrix.
 struct ShapeCounts {

@@ -84,6 +84,16 @@ Architecture from_preset(const catalog::ModelPreset& p) {
   a.shared_expert_ffn = p.shared_expert_ffn;
   a.dense_layers = p.dense_layers;
   a.moe_every = p.moe_every;
+  a.router_bias = p.router_bias;
+  a.q_lora_rank = p.q_lora_rank;
+  a.kv_lora_rank = p.kv_lora_rank;
+  a.qk_nope_head_dim = p.qk_nope_head_dim;
+  a.qk_rope_head_dim = p.qk_rope_head_dim;
+  a.v_head_dim = p.v_head_dim;
+  if (a.mla()) {
+    a.kv_heads = a.heads;
+    a.head_dim_override = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  }
   a.sliding_window = p.sliding_window;
   a.sliding_window_layers = p.sliding_window_layers;
   a.flops_per_sample = p.flops_per_sample;

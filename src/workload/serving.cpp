@@ -78,7 +78,14 @@ double kv_element_bytes(KvPrecision k) {
 }
 
 double kv_bytes_per_token(const Architecture& a, const Settings& s, int gpus) {
+  // MLA: one latent + rope key per token and layer, the same on every
+  // tensor-parallel GPU (vLLM's MLA backends cache (kv_lora_rank +
+  // qk_rope_head_dim) per token with one KV head, replicated across TP ranks).
+  // transformers' DeepseekV2/V3Attention instead caches the up-projected keys
+  // and values of every head (qk_dim + v_dim), split like heads.
   const int n = std::max(1, gpus);
+  if (a.mla() && s.engine != Engine::hf) return d(a.layers) * d(a.kv_cache_width()) * s.kv_bytes;
+  if (a.mla()) return d(a.layers) * (d(a.qk_dim()) + d(a.v_dim())) / n * s.kv_bytes;
   const int kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
   // Tensor parallelism splits the KV heads; with more GPUs than KV heads each
   // GPU keeps one (vLLM QKVParallelLinear replicates them).
@@ -112,8 +119,10 @@ MemoryBreakdown serving_memory(const Architecture& a, const ParamCounts& c, cons
   // over the tokens one pass processes (the engine's chunk, else every prompt).
   double tokens = d(s.prompt) * conc;
   if (p.prefill_chunk_tokens > 0) tokens = std::min(tokens, d(p.prefill_chunk_tokens));
-  const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim()), f = a.active_ffn();
-  m.activations = act * tokens * (2 * h + q + 2 * kv + (a.gated_ffn ? 2 : 1) * f) / n;
+  const double h = d(a.hidden), q = d(a.q_dim()), f = a.active_ffn();
+  // K and V (MLA: up-projected from the latent for the prompt, qk_dim + v_dim).
+  const double kv = a.mla() ? d(a.qk_dim()) + d(a.v_dim()) : 2 * d(a.kv_dim());
+  m.activations = act * tokens * (2 * h + q + kv + (a.gated_ffn ? 2 : 1) * f) / n;
   if (!a.flash_attention) {
     m.activations += 2 * act * d(a.heads) * a.attended(d(s.prompt)) * tokens / n;
   }

@@ -109,6 +109,18 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
   const double g_reads = detail::kv_read_factor(p, a);
   s.step_weights_s = weight_traffic / bw;
   s.step_kv_s = m.kv_cache_average * g_reads / bw;
+  if (a.mla() && w.engine != Engine::hf) {
+    // Engines decode MLA with the up-projections absorbed: each head scores
+    // the (kv_lora_rank + rope) latent and sums kv_lora_rank values per key,
+    // 2·heads·(2·kv_lora_rank + rope) FLOPs per key and layer, at 16-bit; with
+    // 128 heads that outweighs streaming the latent on most GPUs (FlashMLA:
+    // compute-bound decode, github.com/deepseek-ai/FlashMLA).
+    const double keys = m.kv_cache_average / detail::kv_bytes_per_token(a, set, n);
+    const double flops =
+        2.0 * d(a.heads) / n * (2.0 * d(a.kv_lora_rank) + d(a.qk_rope_head_dim)) * L * keys;
+    const double rate16 = g.tensor_tflops_16bit * 1e12 * detail::matmul_efficiency(g).fraction;
+    if (rate16 > 0) s.step_kv_s = std::max(s.step_kv_s, flops / rate16);
+  }
   // Matmul FLOPs from the parameters a token uses (MoE: its k experts); the
   // weights streamed are all of them (serving.md section 6).
   s.step_compute_s = k::kFlopsForward * w.counts.active * conc / n / rate;
@@ -123,8 +135,10 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
   // token), compute-bound; each chunk streams the weights at least once.
   auto prefill = [&](double requests) {
     const double tokens = requests * d(w.prompt_len);
+    // MLA prefill runs with keys and values up-projected: qk_dim + v_dim wide.
+    const double width = a.mla() ? (d(a.qk_dim()) + d(a.v_dim())) / 2 : h;
     const double flops = k::kFlopsForward * w.counts.active * tokens +
-                         k::kAttnForward * L * h * d(w.prompt_len) / 2 * tokens;
+                         k::kAttnForward * L * width * d(w.prompt_len) / 2 * tokens;
     const double chunk = p.prefill_chunk_tokens > 0 ? d(p.prefill_chunk_tokens) : tokens;
     const double passes = std::max(1.0, std::ceil(tokens / chunk));
     const double comm = 2 * L * passes * all_reduce(g, n, std::min(tokens, chunk) * h * 2);

@@ -20,7 +20,7 @@ TEST_CASE("estimate --model-config runs a torchtune LoRA estimate for every fixt
   const std::pair<const char*, double> fixtures[] = {
       {"mixtral-8x7b-v0.1", 46'702'792'704.0}, {"llama-3.2-3b", 3'212'749'824.0},
       {"qwen2-7b-instruct", 7'615'616'512.0},  {"qwen2-57b-a14b", 57'408'658'944.0},
-      {"gemma-2-9b", 9'241'705'984.0},
+      {"gemma-2-9b", 9'241'705'984.0},         {"deepseek-v2-lite", 15'706'484'224.0},
   };
   for (const auto& [name, params] : fixtures) {
     CAPTURE(name);

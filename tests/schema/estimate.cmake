@@ -34,3 +34,9 @@ gpuadvisor_schema_test(estimate_serving_trtllm estimate.schema.json 0
 gpuadvisor_schema_test(estimate_serving_awq_table estimate.schema.json 0
   estimate --model llama-3.1-8b --task inference --precision int4 --quant awq --concurrency 32
   --format json)
+gpuadvisor_schema_test(estimate_deepseek_v3_serving estimate.schema.json 0
+  estimate --model deepseek-v3 --task inference --precision fp8 --gpus 8 --gpu h200-sxm
+  --seq-len 4096 --concurrency 16 --format json)
+gpuadvisor_schema_test(estimate_model_config_mla estimate.schema.json 0
+  estimate --model-config tests/data/model-configs/deepseek-v2-lite/config.json --task lora
+  --gpu h100-sxm --format json)

@@ -251,6 +251,13 @@ struct ModelPreset {
   int shared_expert_ffn = 0;
   int dense_layers = 0;
   int moe_every = 1;
+  bool router_bias = false;
+  // Multi-head latent attention (DeepSeek), as in workload::Architecture.
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
   int sliding_window = 0;
   int sliding_window_layers = 0;
   double flops_per_sample = 0;             ///< CNN: forward FLOPs per sample

@@ -55,6 +55,9 @@ inline constexpr int kDefaultLoraRank = 16;
 inline constexpr double kActHidden = 10;
 inline constexpr double kActQ = 4;
 inline constexpr double kActKv = 4;
+/// Multi-head latent attention also saves the q and KV latents and the shared
+/// rope key that feed the up-projections, 2 B each.
+inline constexpr double kActLatent = 2;
 /// MoE layers (Hugging Face Mixtral/Qwen2-MoE blocks): per token and chosen
 /// expert, the gathered input (saved by the expert's first matmuls) and the
 /// expert's output (saved by the routing-weight product), 2 B each.

@@ -15,9 +15,9 @@
 namespace gpuadvisor::workload {
 
 /// The model_type values read (also listed in messages).
-inline constexpr std::string_view kHfModelTypes[] = {"llama",     "mistral",  "mixtral", "qwen2",
-                                                     "qwen2_moe", "gemma",    "gemma2",  "phi",
-                                                     "phi3",      "gpt_neox", "bloom"};
+inline constexpr std::string_view kHfModelTypes[] = {
+    "llama", "mistral", "mixtral",  "qwen2",       "qwen2_moe",   "gemma", "gemma2",
+    "phi",   "phi3",    "gpt_neox", "deepseek_v2", "deepseek_v3", "bloom"};
 
 /// Reads a parsed config.json; every problem located as `file`: JSON.PATH.
 [[nodiscard]] gpuadvisor::expected<ModelDefinition, Diagnostics> read_hf_config(

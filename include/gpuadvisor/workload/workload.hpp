@@ -108,7 +108,19 @@ struct Architecture {
   int shared_experts = 0;     ///< shared experts (DeepSeek, Qwen2-MoE); their size below
   int shared_expert_ffn = 0;  ///< total inner size of the shared experts
   int dense_layers = 0;       ///< leading dense layers (DeepSeek first_k_dense_replace)
-  int moe_every = 1;  ///< MoE on every n-th layer after them (Qwen2-MoE decoder_sparse_step)
+  int moe_every = 1;         ///< MoE on every n-th layer after them (Qwen2-MoE decoder_sparse_step)
+  bool router_bias = false;  ///< a per-expert router bias (DeepSeek-V3 e_score_correction_bias)
+  // Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank 0 = standard
+  // attention). Queries: h -> q_lora_rank -> heads x (nope + rope), or h ->
+  // heads x (nope + rope) directly when q_lora_rank is 0. Keys and values:
+  // h -> a kv_lora_rank latent plus one shared rope key, up-projected to
+  // heads x (nope + v). Engines cache the latent and the rope key per token and
+  // layer. heads = kv_heads; head_dim() is nope + rope.
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
   // Sliding-window attention: `sliding_window_layers` of the layers attend to
   // the last `sliding_window` tokens only (Mistral 7B v0.1: all; Gemma 2: every other).
   int sliding_window = 0;  ///< 0 = full attention everywhere
@@ -132,6 +144,17 @@ struct Architecture {
   [[nodiscard]] int q_dim() const { return heads * head_dim(); }
   [[nodiscard]] int kv_dim() const { return kv_heads * head_dim(); }
   [[nodiscard]] bool moe() const { return experts > 0; }
+  [[nodiscard]] bool mla() const { return kv_lora_rank > 0; }
+  /// Query (and key) width over all heads, and value width (= q_dim without MLA).
+  [[nodiscard]] int qk_dim() const {
+    return mla() ? heads * (qk_nope_head_dim + qk_rope_head_dim) : q_dim();
+  }
+  [[nodiscard]] int v_dim() const { return mla() ? heads * v_head_dim : q_dim(); }
+  /// KV-cache elements per token and layer: K and V of each KV head, or MLA's
+  /// latent plus rope key (what vLLM and SGLang cache for DeepSeek).
+  [[nodiscard]] int kv_cache_width() const {
+    return mla() ? kv_lora_rank + qk_rope_head_dim : 2 * kv_dim();
+  }
   /// Layers whose FFN is a mixture of experts.
   [[nodiscard]] int moe_layers() const {
     if (!moe() || layers <= dense_layers) return 0;

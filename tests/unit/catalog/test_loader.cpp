@@ -53,6 +53,24 @@ TEST_CASE("wrong types, missing fields and absurd values are all listed", "[cata
   CHECK(p[5] == "c.json: models[0].kv_heads: expected a divisor of heads (32), got 7");
 }
 
+TEST_CASE("a latent-attention preset without its head sizes is refused at kv_lora_rank",
+          "[catalog][deepseek]") {
+  json doc = min_catalog();
+  doc["models"][0]["kv_lora_rank"] = 512;
+  doc["models"][0]["qk_rope_head_dim"] = 64;
+  auto p = problems(doc);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0] ==
+        "c.json: models[0].kv_lora_rank: latent attention needs qk_nope_head_dim, "
+        "qk_rope_head_dim and v_head_dim");
+  doc["models"][0]["router_bias"] = "yes";
+  doc["models"][0]["qk_nope_head_dim"] = 128;
+  doc["models"][0]["v_head_dim"] = 128;
+  p = problems(doc);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0] == "c.json: models[0].router_bias: expected true or false, got \"yes\"");
+}
+
 TEST_CASE("duplicate ids within a category are rejected", "[catalog]") {
   json doc = min_catalog();
   doc["gpus"].push_back(doc["gpus"][0]);

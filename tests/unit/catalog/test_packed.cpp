@@ -71,6 +71,12 @@ TEST_CASE("packing keeps the fields the catalog writer does not show", "[catalog
   m.moe_every = 2;
   m.sliding_window = 4096;
   m.head_dim = 128;
+  m.router_bias = true;
+  m.q_lora_rank = 1536;
+  m.kv_lora_rank = 512;
+  m.qk_nope_head_dim = 128;
+  m.qk_rope_head_dim = 64;
+  m.v_head_dim = 96;
   c.models.push_back(m);
   const Catalog back = unpack_catalog(pack_catalog(c));
   REQUIRE(back.models.size() == 1);
@@ -79,6 +85,12 @@ TEST_CASE("packing keeps the fields the catalog writer does not show", "[catalog
   CHECK(back.models[0].moe_every == 2);
   CHECK(back.models[0].sliding_window == 4096);
   CHECK(back.models[0].head_dim == 128);
+  CHECK(back.models[0].router_bias);
+  CHECK(back.models[0].q_lora_rank == 1536);
+  CHECK(back.models[0].kv_lora_rank == 512);
+  CHECK(back.models[0].qk_nope_head_dim == 128);
+  CHECK(back.models[0].qk_rope_head_dim == 64);
+  CHECK(back.models[0].v_head_dim == 96);
   REQUIRE(back.platforms.size() == 1);
   const Platform& q = back.platforms[0];
   CHECK(q.aliases == std::vector<std::string>{"old-srv"});

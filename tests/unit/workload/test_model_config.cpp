@@ -123,14 +123,6 @@ TEST_CASE("a config.json that cannot be read is refused at its JSON path", "[wor
     j["model_type"] = "t5";
     CHECK(rejected(j).starts_with("config.json: model_type: unsupported model type \"t5\"; "));
   }
-  SECTION("DeepSeek's latent attention is refused, not approximated") {
-    auto j = llama_like();
-    j["model_type"] = "deepseek_v3";
-    j["kv_lora_rank"] = 512;
-    CHECK(
-        rejected(j).starts_with("config.json: kv_lora_rank: \"deepseek_v3\" uses multi-head "
-                                "latent attention, which is not modelled"));
-  }
   SECTION("a missing size") {
     auto j = llama_like();
     j.erase("hidden_size");
