@@ -215,8 +215,8 @@ def searches(args, calc, calculon, env, cat, tmp):
                           str(gpus), str(batch), "float16",
                           os.path.join(calc, "systems", "a100_80g.json"), out_json, "-m",
                           "-c", str(args.cpus)]
-        _, err, ccpu, cwall = run(cmd, cwd=calc, env=env)
-        total = next((l.split("Total executions: ")[1] for l in err.splitlines()
+        log, err, ccpu, cwall = run(cmd, cwd=calc, env=env)
+        total = next((l.split("Total executions: ")[1] for l in (log + err).splitlines()
                       if "Total executions: " in l), "?")
         label = f"{name} on {gpus:,} A100 80GB, batch <= {batch}"
         flops = model_flops_per_seq(m)
@@ -233,7 +233,7 @@ def searches(args, calc, calculon, env, cat, tmp):
             if extras:
                 lay += " (" + ", ".join(extras) + ")"
             rate = st["sample_rate"]
-            print(f"| {label} | Calculon | {ccpu:.1f} s | {cwall:.1f} s | {int(total):,} | {lay} | "
+            print(f"| {label} | Calculon | {ccpu:.1f} s | {cwall:.1f} s | {total} | {lay} | "
                   f"{rate:.2f} | {100 * rate * flops / gpus / 312e12:.1f} % |")
         else:
             print(f"| {label} | Calculon | {ccpu:.1f} s | {cwall:.1f} s | {total} | none | | |")
