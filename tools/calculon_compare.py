@@ -56,12 +56,12 @@ def run(cmd, cwd=None, env=None):
     return p.stdout, p.stderr, cpu, wall
 
 
-def overlay(calculon, path):
+def overlay(calculon, path, names):
     """A --catalog overlay with Calculon's models as presets: GPT-3-style
     layers (no gated FFN, tied embeddings, learned positions) that store the
     attention scores, as the 2022 Megatron-LM runs did."""
     models = []
-    for name in MODELS:
+    for name in names:
         m = json.load(open(os.path.join(calculon, "models", name + ".json")))
         h, L, s, f = m["hidden"], m["num_blocks"], m["seq_size"], m["feedforward"]
         # Per layer: QKV and output projection 4h^2 + 4h, FFN 2hf + f + h, two
@@ -144,7 +144,7 @@ def main():
         env["PYTHONPATH"] = calc + os.pathsep + shim
     calculon = [args.python, os.path.join(calc, "bin", "calculon")]
     cat = os.path.join(tmp, "models.json")
-    overlay(calc, cat)
+    overlay(calc, cat, sorted(set(MODELS) | {x.split(":")[0] for x in args.search or []}))
 
     print(f"Load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
           f"{os.cpu_count()} CPUs.\n")
