@@ -321,10 +321,13 @@ std::string plan_html(const PlanReport& r, int listed) {
   }
 
   const auto series = series_of(all, static_cast<int>(n_listed));
-  const bool by_usd = std::all_of(all.begin(), all.end(), [](const auto& p) { return p.usd > 0; });
+  // Cost in USD when every GPU type drawn has a cloud price (a type has one
+  // price for all its plans).
+  bool by_usd = true;
   std::size_t points = 0;
   for (std::size_t s = 0; s < std::min(series.size(), kMaxSeries); ++s) {
     points += series[s].points.size();
+    by_usd = by_usd && series[s].points.front().plan->usd > 0;
   }
   body += "<h2>Time against cost over node counts</h2>\n";
   body += "<p class=\"legend\">";
