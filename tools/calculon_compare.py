@@ -43,15 +43,16 @@ GPU = "a100-80gb-sxm"
 A100_BF16_TFLOPS = 312  # dense FP16/BF16 tensor TFLOP/s, NVIDIA A100 datasheet
 
 
-def run(cmd, cwd=None, env=None):
-    """Runs cmd; returns (stdout, CPU seconds of it and its children, wall seconds)."""
+def run(cmd, cwd=None, env=None, ok=(0, 1)):
+    """Runs cmd; returns (stdout, stderr, CPU seconds of it and its children, wall
+    seconds). Exit codes outside `ok` end the script."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if p.returncode not in (0, 1):
+    if p.returncode not in ok:
         sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
     return p.stdout, p.stderr, cpu, wall
 
@@ -215,7 +216,8 @@ def searches(args, calc, calculon, env, cat, tmp):
                           str(gpus), str(batch), "float16",
                           os.path.join(calc, "systems", "a100_80g.json"), out_json, "-m",
                           "-c", str(args.cpus)]
-        log, err, ccpu, cwall = run(cmd, cwd=calc, env=env)
+        # Calculon exits with -1 (255) when no execution fits.
+        log, err, ccpu, cwall = run(cmd, cwd=calc, env=env, ok=(0, 255))
         total = next((l.split("Total executions: ")[1] for l in (log + err).splitlines()
                       if "Total executions: " in l), "?")
         label = f"{name} on {gpus:,} A100 80GB, batch <= {batch}"
