@@ -23,7 +23,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json"};
+const std::vector<std::string> kFormats{"text", "json", "html"};
 
 struct PlanFlags {
   WorkloadFlags w;
@@ -220,7 +220,10 @@ ExitCode run_plan(const Globals& g, const PlanFlags& f) {
   if (!f.emit.empty() && !f.output_dir) bad("--emit", "needs --output-dir DIR");
   if (f.output_dir && f.emit.empty()) bad("--output-dir", "needs --emit ENGINES");
   const auto cat = load_catalog(g);
-  const auto q = make_query(f, cat);
+  auto q = make_query(f, cat);
+  // The chart draws every GPU count: keep every shape, list the first --top.
+  const int listed = q.top;
+  if (g.format == "html") q.top = 0;
   const auto t0 = std::chrono::steady_clock::now();
   report::PlanReport r{&q, plan::search(q), 0};
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -233,6 +236,8 @@ ExitCode run_plan(const Globals& g, const PlanFlags& f) {
   if (g.format == "json") {
     auto j = report::plan_json(r);
     emit(g, j.dump(2) + "\n");
+  } else if (g.format == "html") {
+    emit(g, report::plan_html(r, listed));
   } else {
     std::string text = report::plan_text(r, g.width);
     if (!written.empty()) text += fmt::format("Wrote {} in {}\n", written, *f.output_dir);
@@ -252,12 +257,16 @@ Searches every layout (tensor, pipeline with interleaving, context and data
 parallel, ZeRO stage, sequence parallelism, recompute, micro-batch) of every
 GPU count given, on each GPU type, and ranks them by the objective.
 docs/plan.md explains the cost model and shows it against published runs.
+--format html writes one self-contained page: time to train against cost at
+every GPU count searched (one line per GPU type), the ranked layouts, their
+step time by term and memory per GPU.
 
 Examples:
   gpuadvisor plan --model llama-3.1-405b --tokens 15T --gpu h100-sxm --gpus 16384
   gpuadvisor plan --model-size 70B --tokens 2T --gpu h100-sxm,a100-80gb-sxm --nodes 8-128 --objective cost
   gpuadvisor plan --model llama-3.1-70b --tokens 15T --gpu h100-sxm --nodes 16-512 --deadline 60d --objective cost-under-deadline
   gpuadvisor plan --model llama-3.1-8b --gpu h100-sxm --gpus 64 --emit slurm,megatron --output-dir run/
+  gpuadvisor plan --model llama-3.1-70b --tokens 15T --gpu h100-sxm,a100-80gb-sxm --nodes 1-256 --format html --output plans.html
 
 Exit codes: 0 a plan, 1 no layout fits (or meets the deadline), 2 bad input.)");
   add_workload_flags(cmd, f->w, /*with_gpu=*/false, "pretrain");

@@ -13,17 +13,16 @@
 #include "gpuadvisor/report/markup.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "html_parts.hpp"
 
 namespace gpuadvisor::report {
-namespace {
+namespace html {
 
-/// Text for HTML content and attribute values. Catalog text may come from a
-/// user's --catalog file: everything is escaped.
 std::string esc(std::string_view s) { return escape_markup(s, Markup::html); }
 
-/// Coordinates in SVG, one decimal.
 std::string num(double v) { return fmt::format("{:.1f}", v); }
 
+namespace {
 constexpr const char* kStyle = R"(
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2430;
        background: #fff; margin: 2em auto; max-width: 1100px; padding: 0 1.5em; }
@@ -36,6 +35,7 @@ th, td { padding: .25em .7em; border-bottom: 1px solid #e6e9ef; text-align: left
 th { background: #f4f6f9; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 tr.total td { font-weight: 600; border-top: 2px solid #c5ccd8; }
+table.plans td.n, table.plans code { white-space: nowrap; }
 svg { display: block; margin: .5em 0 1em; max-width: 100%; height: auto; }
 svg text { font: 12px system-ui, sans-serif; fill: #1d2430; }
 svg .axis { stroke: #59606d; stroke-width: 1; }
@@ -46,6 +46,7 @@ svg .front-line { fill: none; stroke: #c2410c; stroke-width: 1.5; stroke-dasharr
 .warning { color: #9a5b00; } .error { color: #b91c1c; }
 footer { margin-top: 3em; color: #6b7280; font-size: .85em; }
 )";
+}  // namespace
 
 std::string page(std::string_view title, const std::string& body) {
   return fmt::format(
@@ -60,6 +61,7 @@ std::string page(std::string_view title, const std::string& body) {
 
 // --- Memory terms -----------------------------------------------------------------
 
+namespace {
 struct TermColor {
   const char* name;
   double workload::MemoryBreakdown::*field;
@@ -75,6 +77,7 @@ constexpr TermColor kTerms[] = {
     {"KV cache", &workload::MemoryBreakdown::kv_cache, "#a855f7"},
     {"overhead", &workload::MemoryBreakdown::overhead, "#9ca3af"},
 };
+}  // namespace
 
 std::string legend() {
   std::string out = "<p class=\"legend\">";
@@ -84,14 +87,6 @@ std::string legend() {
   return out + "<span><i style=\"background:#1d2430;width:.2em\"></i>usable memory</span></p>\n";
 }
 
-struct MemoryBar {
-  std::string label;
-  workload::MemoryBreakdown memory;
-  double available = 0;
-};
-
-/// Stacked horizontal bars of memory per GPU by term, on one scale, with the
-/// usable memory marked.
 std::string memory_chart(const std::vector<MemoryBar>& bars) {
   constexpr double kLeft = 250, kRight = 30, kWidth = 1000, kRow = 34, kTop = 10;
   double top = 1;
@@ -140,16 +135,6 @@ std::string memory_chart(const std::vector<MemoryBar>& bars) {
   return out + "</svg>\n";
 }
 
-// --- Scatter of price against time ---------------------------------------------
-
-struct Point {
-  double price = 0, hours = 0;
-  std::string label;  ///< "4x rtx-4090"
-  std::string name;   ///< "4x NVIDIA GeForce RTX 4090 24GB (Founders Edition)"
-  int rank = 0;       ///< 1.. for the ranked builds, 0 for the others
-  bool front = false;
-};
-
 /// 1, 2, 5 x 10^k ticks covering [lo, hi] on a log scale.
 std::vector<double> log_ticks(double lo, double hi) {
   std::vector<double> out;
@@ -162,6 +147,23 @@ std::vector<double> log_ticks(double lo, double hi) {
   }
   return out;
 }
+
+}  // namespace html
+
+namespace {
+
+using html::esc;
+using html::num;
+
+// --- Scatter of price against time ---------------------------------------------
+
+struct Point {
+  double price = 0, hours = 0;
+  std::string label;  ///< "4x rtx-4090"
+  std::string name;   ///< "4x NVIDIA GeForce RTX 4090 24GB (Founders Edition)"
+  int rank = 0;       ///< 1.. for the ranked builds, 0 for the others
+  bool front = false;
+};
 
 std::string scatter(std::vector<Point> pts, bool training, const MoneyFormat& money) {
   constexpr double kW = 1000, kH = 460, kLeft = 90, kRight = 30, kTop = 20, kBottom = 50;
@@ -196,7 +198,7 @@ std::string scatter(std::vector<Point> pts, bool training, const MoneyFormat& mo
       "aria-label=\"Price against time to {2} of every build considered\">\n",
       kW, kH, training ? "train" : "run");
   // Grid and axes.
-  for (double t : log_ticks(std::pow(10.0, llo), std::pow(10.0, lhi))) {
+  for (double t : html::log_ticks(std::pow(10.0, llo), std::pow(10.0, lhi))) {
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>"
         "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>\n",
@@ -316,13 +318,13 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
   }
 
   if (!r.builds.empty()) {
-    body += "<h2>Memory per GPU by term</h2>\n" + legend();
-    std::vector<MemoryBar> bars;
+    body += "<h2>Memory per GPU by term</h2>\n" + html::legend();
+    std::vector<html::MemoryBar> bars;
     for (const auto& b : r.builds) {
       bars.push_back(
           {fmt::format("#{} {}", b.rank, gpu_short(b.candidate)), b.memory, b.available_bytes});
     }
-    body += memory_chart(bars);
+    body += html::memory_chart(bars);
     body += "<h2>Ranked builds</h2>\n";
   }
   for (const auto& b : r.builds) {
@@ -366,7 +368,7 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
   body += "<h2>Assumptions</h2>\n<ul>\n";
   for (const auto& a : r.assumptions) body += fmt::format("<li>{}</li>\n", esc(a));
   body += "</ul>\n";
-  return page(fmt::format("gpuadvisor recommend: {}", r.workload.model_name), body);
+  return html::page(fmt::format("gpuadvisor recommend: {}", r.workload.model_name), body);
 }
 
 std::string estimate_html(const Estimate& e) {
@@ -374,9 +376,9 @@ std::string estimate_html(const Estimate& e) {
   std::string body;
   body += fmt::format("<h1>{}: {} on {} GPU{}</h1>\n", esc(w.model_name),
                       esc(std::string(workload::to_string(w.task))), w.gpus, w.gpus > 1 ? "s" : "");
-  body += "<h2>Memory per GPU by term</h2>\n" + legend();
-  body += memory_chart({{e.gpu ? e.gpu->id : std::string("per GPU"), e.memory,
-                         e.gpu ? e.rows.front().fit.available_bytes : 0.0}});
+  body += "<h2>Memory per GPU by term</h2>\n" + html::legend();
+  body += html::memory_chart({{e.gpu ? e.gpu->id : std::string("per GPU"), e.memory,
+                               e.gpu ? e.rows.front().fit.available_bytes : 0.0}});
 
   // The fit table as a chart: memory needed (as given) against usable memory.
   constexpr double kLeft = 190, kRight = 330, kW = 1000, kRow = 26, kTop = 8;
@@ -434,7 +436,7 @@ std::string estimate_html(const Estimate& e) {
   body += "<h2>Assumptions</h2>\n<ul>\n";
   for (const auto& a : w.assumptions) body += fmt::format("<li>{}</li>\n", esc(a));
   body += "</ul>\n";
-  return page(fmt::format("gpuadvisor estimate: {}", w.model_name), body);
+  return html::page(fmt::format("gpuadvisor estimate: {}", w.model_name), body);
 }
 
 }  // namespace gpuadvisor::report

@@ -28,6 +28,8 @@ const char* exhaustive_text =
 
 }  // namespace
 
+std::string_view plan_exhaustive_text() { return exhaustive_text; }
+
 std::string layout_summary(const plan::Layout& l) {
   std::string s = fmt::format("TP {}{}", l.tp, l.sp ? "+SP" : "");
   if (l.pp > 1) s += fmt::format(" PP {}{}", l.pp, l.vp > 1 ? fmt::format("x{}", l.vp) : "");

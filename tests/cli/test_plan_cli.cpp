@@ -137,7 +137,8 @@ TEST_CASE("plan: bad input is one precise error each, exit 2", "[cli][plan]") {
        "--emit: expected megatron, deepspeed, torchrun, torchtitan or slurm, got \"kubernetes\""},
       {{"--recompute", "some"}, "--recompute: expected none, selective or full, got \"some\""},
       {{"--micro-batch", "16"}, "--micro-batch: expected a whole number from 1 to 8, got \"16\""},
-      {{"--format", "html"}, ""},
+      {{"--format", "junit"},
+       "--format: 'plan' does not support \"junit\"; expected text, json or html"},
   };
   for (const auto& [args, message] : cases) {
     auto full = args;

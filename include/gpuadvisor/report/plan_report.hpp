@@ -1,7 +1,9 @@
 #pragma once
 /// `gpuadvisor plan` output: text (ranked layouts, the best one's step and
-/// memory) and JSON (data/schema/plan.schema.json).
+/// memory), JSON (data/schema/plan.schema.json) and HTML (a chart of time
+/// against cost over the GPU counts searched).
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +22,14 @@ struct PlanReport {
 
 [[nodiscard]] std::string plan_text(const PlanReport& r, std::size_t width);
 [[nodiscard]] nlohmann::ordered_json plan_json(const PlanReport& r);
+
+/// One self-contained page. `r.result.plans` holds every shape that fits,
+/// best first (a search with top = 0): the chart draws the best of each GPU
+/// type and count; the first `listed` (0: all) are ranked in the table.
+[[nodiscard]] std::string plan_html(const PlanReport& r, int listed);
+
+/// What the search covers exhaustively, as the reports state it.
+[[nodiscard]] std::string_view plan_exhaustive_text();
 
 /// "TP 8 · PP 16 (v 4) · DP 128", the layout's short form.
 [[nodiscard]] std::string layout_summary(const plan::Layout& l);
