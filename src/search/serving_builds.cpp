@@ -100,6 +100,10 @@ Composed ServerBuilder::cheapest(
   for (auto& [o, w] : meeting) {
     if (smallest == nullptr || o.gpus < smallest->gpus) smallest = &o;
     if (out.option && floor(o) > out.option->total_usd) break;
+    if (cons.max_gpus > 0 && o.total_gpus() > cons.max_gpus) {
+      fewest_gpus = std::min(fewest_gpus, o.total_gpus());
+      continue;
+    }
     if (floor(o) > budget) {
       if (!cheapest_over || floor(o) < *cheapest_over) cheapest_over = floor(o);
       continue;
@@ -171,9 +175,8 @@ Composed ServerBuilder::cheapest(
     out.why = fmt::format("over the budget of {}: the cheapest build costs {}", req_.money(budget),
                           req_.money(*cheapest_over));
   } else if (fewest_gpus != std::numeric_limits<int>::max()) {
-    out.why =
-        fmt::format("the builds that serve the target hold {} GPUs or more, over --max-gpus {}",
-                    fewest_gpus, cons.max_gpus);
+    out.why = fmt::format("serving the target takes at least {} of them, over --max-gpus {}",
+                          fewest_gpus, cons.max_gpus);
   } else if (any_build || smallest == nullptr) {
     out.why = "no build passes every rule with the replicas at their concurrency";
   } else {

@@ -109,6 +109,11 @@ TEST_CASE("a serving plan keeps to --max-gpus and the budget, and says why not",
   const auto two = search::plan_serving(w, cat, rs, users(50, 20), req);
   for (const auto& o : two.options) CHECK(o.total_gpus() <= 2);
   for (const auto& x : two.rejected) CHECK(!x.reason.empty());
+  // H100 SXM: the configuration with the fewest GPUs that meets the target
+  // takes 3; the reason names that least count.
+  const auto* h100 = rejection(two, "h100-sxm");
+  REQUIRE(h100 != nullptr);
+  CHECK(h100->reason == "serving the target takes at least 3 of them, over --max-gpus 2");
 }
 
 TEST_CASE("MI300X serves on its 8-GPU board: whole boards, not cards", "[search][serving]") {
