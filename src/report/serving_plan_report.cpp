@@ -150,10 +150,11 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
                                              terminal_safe(b.cloud_offer))
                                : ""));
   if (b.servers > 1) {
-    line("servers", fmt::format("no catalog server holds all {} replicas at a lower price: {} "
-                                "identical servers, each on its own circuit; the replicas need no "
-                                "network between them beyond a load balancer",
-                                b.replicas, b.servers));
+    line("servers", fmt::format("{} replicas on {} identical servers of {} each, the cheapest "
+                                "split the catalog's servers allow; each on a feed of its own (the "
+                                "rules judge one server), no network between them beyond a load "
+                                "balancer",
+                                b.replicas, b.servers, b.replicas_per_server));
   }
   out +=
       fmt::format("  Each server ({}):\n", terminal_safe(server.candidate.choice.platform->name));

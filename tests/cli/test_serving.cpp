@@ -128,6 +128,23 @@ TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[
   CHECK(t.out.find("    power ") != std::string::npos);
 }
 
+TEST_CASE("recommend: a serving target no one server holds runs on identical servers",
+          "[cli][serving]") {
+  auto r = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "2000",
+                "--tokens-per-second-per-user", "20", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  const auto& best = j["options"][0];
+  // 2,000 users need more replicas than the 8 GPUs of any catalog server hold.
+  CHECK(best["servers"].get<int>() > 1);
+  CHECK(best["replicas"].get<int>() * best["concurrency_per_replica"].get<int>() >= 2000);
+  CHECK(best["total_price_usd"].get<double>() ==
+        Approx(best["servers"].get<int>() * best["build"]["server_price_usd"].get<double>()));
+  auto t = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "2000",
+                "--tokens-per-second-per-user", "20"});
+  CHECK(t.out.find(" identical servers of ") != std::string::npos);
+}
+
 TEST_CASE("recommend: a serving target within a budget too small says why per GPU",
           "[cli][serving]") {
   auto r = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "50",
