@@ -107,7 +107,7 @@ search::Request to_request(const RecommendOptions& o) {
   const rules::Region& region = *rules::find_region(req.region);
   req.money = rules::money_format(region, checked_fx(o.region, o.fx));
   if (!o.budget && o.serving.given()) {
-    // A serving target is planned at the lowest GPU cost, not within a budget.
+    // A serving target is planned at the lowest total price; --budget caps it.
   } else if (!o.budget) {
     diags.push_back({"--budget", "", "required: the most the build may cost, e.g. 20000 or 20k"});
   } else if (auto usd = rules::amount_to_usd(*o.budget, region, req.money.per_usd); !usd) {
@@ -224,7 +224,7 @@ ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
     if (!rs) throw InputError(std::move(rs.error()));
     const auto cat = rules::regional_catalog(load_catalog(g), *rules::find_region(base.region),
                                              base.money.per_usd);
-    return run_serving_target(g, o.workload, o.serving, base.constraints, *rs, cat, base.money);
+    return run_serving_target(g, o.workload, o.serving, base, *rs, cat);
   }
   const search::Request req = to_request(o);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);

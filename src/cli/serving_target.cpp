@@ -41,8 +41,8 @@ std::optional<double> positive(const std::optional<std::string>& text, std::stri
 void add_serving_target_flags(CLI::App* cmd, ServingTargetFlags& f) {
   auto* s = cmd->add_option_group(
       "Serving target",
-      "With --task inference: the GPUs, precision and replicas that serve this at the lowest "
-      "GPU cost (no --budget)");
+      "With --task inference: the GPUs, precision and replicas that serve this on whole builds "
+      "(servers with every part, every rule) at the lowest total price, within --budget if given");
   s->add_option("--users", f.users, "Concurrent users (requests in flight)")->type_name("N");
   s->add_option("--tokens-per-second-per-user", f.per_user,
                 "Output tokens/s each user must see while decoding (TPOT <= 1/R)")
@@ -56,8 +56,8 @@ void add_serving_target_flags(CLI::App* cmd, ServingTargetFlags& f) {
 }
 
 ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf, const ServingTargetFlags& f,
-                            const search::Constraints& c, const rules::RuleSet& rs,
-                            const catalog::Catalog& cat, const MoneyFormat& money) {
+                            const search::Request& req, const rules::RuleSet& rs,
+                            const catalog::Catalog& cat) {
   Diagnostics diags;
   search::ServingTarget t;
   if (auto u = positive(f.users, "--users", false, 1e7, diags)) {
@@ -104,11 +104,17 @@ ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf, const Ser
   if (w->arch.kind != catalog::ModelKind::transformer) {
     throw InputError(Diagnostics{{"--model", "", "a serving target applies to transformers"}});
   }
-  const auto plan = search::plan_serving(*w, cat, rs, t, c);
+  const auto plan = search::plan_serving(*w, cat, rs, t, req);
   if (g.format == "json") {
-    emit(g, report::serving_plan_json(plan, *w).dump(2) + "\n");
+    emit(g, report::serving_plan_json(plan, *w, req).dump(2) + "\n");
   } else {
-    emit(g, report::serving_plan_text(plan, *w, money, g.width));
+    report::TextStyle style;
+    style.error = [&g](std::string_view s) { return red(g, s); };
+    style.warning = [&g](std::string_view s) { return yellow(g, s); };
+    style.ok = [&g](std::string_view s) { return green(g, s); };
+    style.bold = [&g](std::string_view s) { return bold(g, s); };
+    style.width = g.width;
+    emit(g, report::serving_plan_text(plan, *w, req, style));
   }
   return plan.options.empty() ? ExitCode::no : ExitCode::ok;
 }

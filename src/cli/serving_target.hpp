@@ -9,7 +9,7 @@
 #include "cli.hpp"
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
-#include "gpuadvisor/search/search.hpp"
+#include "gpuadvisor/search/recommend.hpp"
 #include "workload_flags.hpp"
 
 namespace gpuadvisor::cli {
@@ -24,10 +24,10 @@ struct ServingTargetFlags {
 /// The "Serving target" option group of `recommend`.
 void add_serving_target_flags(CLI::App* cmd, ServingTargetFlags& f);
 
-/// Plans the serving target on `cat` (the regional catalog) and emits it.
+/// Plans the serving target on `cat` (the regional catalog) with `req`'s
+/// constraints, budget, site and costs, and emits it.
 [[nodiscard]] ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf,
-                                          const ServingTargetFlags& f, const search::Constraints& c,
-                                          const rules::RuleSet& rs, const catalog::Catalog& cat,
-                                          const MoneyFormat& money);
+                                          const ServingTargetFlags& f, const search::Request& req,
+                                          const rules::RuleSet& rs, const catalog::Catalog& cat);
 
 }  // namespace gpuadvisor::cli

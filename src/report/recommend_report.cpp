@@ -87,14 +87,10 @@ ordered_json workload_json(const workload::Workload& w) {
   return j;
 }
 
-ordered_json build_json(const RecommendedBuild& b, const search::Recommendation& r,
-                        const search::Request& req) {
-  const auto& c = b.candidate;
+}  // namespace
+
+ordered_json build_parts_json(const RecommendedBuild& b, const search::Request& req) {
   ordered_json j;
-  j["rank"] = b.rank;
-  j["total_price_usd"] = rounded(search::to_usd(c.price), 2);
-  j["total_price"] = rounded(req.money.local(search::to_usd(c.price)), 0);
-  j["gpu"] = {{"id", c.choice.gpu->id}, {"name", c.choice.gpu->name}, {"count", c.choice.gpus}};
   ordered_json parts = ordered_json::array();
   for (const auto& l : b.bom) {
     ordered_json p;
@@ -121,6 +117,25 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
                 {"cooling_capacity_w", rounded(pw.cooling_w, 1)},
                 {"circuit_w", nullable(pw.circuit_w, pw.circuit_w > 0, 1)},
                 {"circuit_capacity_w", nullable(pw.circuit_cap_w, pw.circuit_w > 0, 1)}};
+  ordered_json findings = ordered_json::array();
+  for (const auto& f : b.findings) findings.push_back(finding_json(f));
+  j["findings"] = std::move(findings);
+  return j;
+}
+
+namespace {
+
+ordered_json build_json(const RecommendedBuild& b, const search::Recommendation& r,
+                        const search::Request& req) {
+  const auto& c = b.candidate;
+  ordered_json j;
+  j["rank"] = b.rank;
+  j["total_price_usd"] = rounded(search::to_usd(c.price), 2);
+  j["total_price"] = rounded(req.money.local(search::to_usd(c.price)), 0);
+  j["gpu"] = {{"id", c.choice.gpu->id}, {"name", c.choice.gpu->name}, {"count", c.choice.gpus}};
+  ordered_json parts_power = build_parts_json(b, req);
+  j["parts"] = std::move(parts_power["parts"]);
+  j["power"] = std::move(parts_power["power"]);
   const auto& m = b.memory;
   j["memory"] = {{"per_gpu_bytes", std::round(m.total)},
                  {"available_bytes", std::round(b.available_bytes)},
@@ -147,9 +162,7 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
                       {"pue", b.pue},
                       {"electricity_usd", rounded(b.electricity_usd, 2)},
                       {"electricity_usd_per_kwh", req.electricity_usd_per_kwh}};
-  ordered_json findings = ordered_json::array();
-  for (const auto& f : b.findings) findings.push_back(finding_json(f));
-  j["findings"] = std::move(findings);
+  j["findings"] = std::move(parts_power["findings"]);
   j["clean"] = {
       {"clean", c.clean},
       {"cheapest_usd", search::to_usd(c.cheapest_price)},
@@ -168,18 +181,12 @@ std::string detail(std::string_view label, const std::string& text, std::size_t 
   return fmt::format("    {:<{}}{}\n", label, kLabel - 4, wrap_text(text, width, kLabel, kLabel));
 }
 
-std::string build_text(const RecommendedBuild& b, const search::Request& req, const TextStyle& st,
-                       std::string_view rank) {
+}  // namespace
+
+std::string build_bill_text(const RecommendedBuild& b, const search::Request& req,
+                            std::size_t width) {
   const auto& c = b.candidate;
   std::string out;
-  const std::string gpus = fmt::format("{}x {}", c.choice.gpus, terminal_safe(c.choice.gpu->name));
-  const std::string price = req.money(search::to_usd(c.price));
-  const std::string time = fmt::format("{} to {}", format_duration_hours(b.compute.time_hours),
-                                       b.plan->workload.training() ? "train" : "run");
-  std::string head = fmt::format("{}  {}   {}   {}", rank, gpus, price, time);
-  if (display_width(head) > st.width) head = fmt::format("{}  {}  {}  {}", rank, gpus, price, time);
-  out += st.bold(display_width(head) > st.width ? wrap_text(head, st.width, 0, 4) : head);
-  out += "\n";
   // Bill of materials: every column as wide as its content, the name in the
   // rest of the line, wrapped (never cut) where the terminal is too narrow.
   const std::string total = req.money(search::to_usd(c.price));
@@ -193,7 +200,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
     totalw = std::max(totalw, inc ? 1 : req.money(l.total_usd).size());
   }
   const std::size_t prefix = 4 + catw + 1 + idw + 1 + qtyw + 1 + unitw + 1 + totalw + 2;
-  const std::size_t namew = st.width > prefix + 10 ? st.width - prefix : 10;
+  const std::size_t namew = width > prefix + 10 ? width - prefix : 10;
   auto bom_line = [&](std::string_view cat, std::string_view id, std::string_view qty,
                       std::string_view unit, std::string_view tot, const std::string& name) {
     std::string line =
@@ -219,7 +226,41 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   if (pw.circuit_w > 0) {
     power += fmt::format("; circuit {} carries {}", watts(pw.circuit_w), watts(pw.circuit_cap_w));
   }
-  out += detail("power", power, st.width);
+  out += detail("power", power, width);
+  return out;
+}
+
+std::string build_findings_text(const RecommendedBuild& b, const TextStyle& st) {
+  std::string out;
+  for (const auto& f : b.findings) {
+    const std::string label = std::string(rules::to_string(f.severity));
+    const std::string styled = f.severity == rules::Severity::error     ? st.error(label)
+                               : f.severity == rules::Severity::warning ? st.warning(label)
+                                                                        : st.note(label);
+    // Styling adds escape codes: pad by the visible width.
+    const std::size_t pad = kLabel - 4 > label.size() ? kLabel - 4 - label.size() : 1;
+    out +=
+        fmt::format("    {}{}{}\n", styled, std::string(pad, ' '),
+                    wrap_text(fmt::format("{} {}", f.rule, f.message), st.width, kLabel, kLabel));
+  }
+  return out;
+}
+
+namespace {
+
+std::string build_text(const RecommendedBuild& b, const search::Request& req, const TextStyle& st,
+                       std::string_view rank) {
+  const auto& c = b.candidate;
+  std::string out;
+  const std::string gpus = fmt::format("{}x {}", c.choice.gpus, terminal_safe(c.choice.gpu->name));
+  const std::string price = req.money(search::to_usd(c.price));
+  const std::string time = fmt::format("{} to {}", format_duration_hours(b.compute.time_hours),
+                                       b.plan->workload.training() ? "train" : "run");
+  std::string head = fmt::format("{}  {}   {}   {}", rank, gpus, price, time);
+  if (display_width(head) > st.width) head = fmt::format("{}  {}  {}  {}", rank, gpus, price, time);
+  out += st.bold(display_width(head) > st.width ? wrap_text(head, st.width, 0, 4) : head);
+  out += "\n";
+  out += build_bill_text(b, req, st.width);
   const auto& m = b.memory;
   std::vector<std::string> terms;
   auto term = [&](std::string_view name, double v) {
@@ -260,17 +301,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                 st.width);
   if (!b.clean_note.empty()) out += detail("warnings", b.clean_note, st.width);
   if (b.rent) out += detail("rent", rent_text(*b.rent, req.money), st.width);
-  for (const auto& f : b.findings) {
-    const std::string label = std::string(rules::to_string(f.severity));
-    const std::string styled = f.severity == rules::Severity::error     ? st.error(label)
-                               : f.severity == rules::Severity::warning ? st.warning(label)
-                                                                        : st.note(label);
-    // Styling adds escape codes: pad by the visible width.
-    const std::size_t pad = kLabel - 4 > label.size() ? kLabel - 4 - label.size() : 1;
-    out +=
-        fmt::format("    {}{}{}\n", styled, std::string(pad, ' '),
-                    wrap_text(fmt::format("{} {}", f.rule, f.message), st.width, kLabel, kLabel));
-  }
+  out += build_findings_text(b, st);
   for (const auto& t : b.tips) out += detail("tip", t, st.width);
   return out;
 }
@@ -323,7 +354,13 @@ ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendat
   if (in.batch_size || w.batch_size != r.workload.batch_size) wl["batch_size"] = w.batch_size;
   if (in.seq_len) wl["seq_len"] = *in.seq_len;
   if (in.lora_rank) wl["lora_rank"] = *in.lora_rank;
-  wl["gpus"] = c.gpus;
+  wl["gpus"] = w.gpus;  // the build's GPUs; a serving build's copy of the model
+  if (in.prompt_len) wl["prompt_len"] = *in.prompt_len;
+  if (in.output_len) wl["output_len"] = *in.output_len;
+  if (in.concurrency) wl["concurrency"] = *in.concurrency;
+  if (in.engine) wl["engine"] = workload::to_string(*in.engine);
+  if (in.kv_precision) wl["kv_cache_precision"] = workload::to_string(*in.kv_precision);
+  if (in.quant) wl["quant"] = workload::to_string(*in.quant);
   if (in.tokens) wl["tokens"] = *in.tokens;
   if (in.epochs) wl["epochs"] = *in.epochs;
   if (in.dataset_tokens) wl["dataset_tokens"] = *in.dataset_tokens;

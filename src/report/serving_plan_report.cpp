@@ -8,6 +8,7 @@
 
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
+#include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 
 namespace gpuadvisor::report {
@@ -26,7 +27,36 @@ std::string kv(const search::ServingOption& o) {
   return o.kv == KvPrecision::automatic ? "16-bit" : std::string(to_string(o.kv));
 }
 
-ojson option_json(const search::ServingOption& o) {
+/// Where the replicas run: "1 server of 2 replicas x 4 GPUs".
+std::string servers_text(const search::ServingOption& o) {
+  return fmt::format("{} {} of {} replica{} x {} GPU{}{}", o.servers,
+                     o.servers == 1 ? "server" : "identical servers", o.replicas_per_server,
+                     o.replicas_per_server == 1 ? "" : "s", o.gpus, o.gpus == 1 ? "" : "s",
+                     o.servers == 1 ? "" : " each");
+}
+
+ojson build_json(const search::ServingOption& o, const search::Request& req) {
+  if (!o.server) return nullptr;
+  const auto& b = *o.server;
+  ojson j;
+  j["server_price_usd"] = round_significant(search::to_usd(b.candidate.price), 9);
+  j["gpus_per_server"] = b.candidate.choice.gpus;
+  j["platform"] = b.candidate.choice.platform->id;
+  ojson parts = build_parts_json(b, req);
+  j["parts"] = std::move(parts["parts"]);
+  j["power"] = std::move(parts["power"]);
+  j["findings"] = std::move(parts["findings"]);
+  j["clean_note"] = b.clean_note.empty() ? ojson() : ojson(b.clean_note);
+  // The spec of one server, with one replica's workload, for `check`.
+  search::Recommendation r;
+  r.input = o.input;
+  r.workload = b.plan->workload;
+  r.dataset_gb = o.dataset_gb;
+  j["spec"] = recommend_spec(b, r, req);
+  return j;
+}
+
+ojson option_json(const search::ServingOption& o, const search::Request& req) {
   return {
       {"gpu", o.gpu},
       {"gpu_name", o.gpu_name},
@@ -48,63 +78,118 @@ ojson option_json(const search::ServingOption& o) {
       {"gpu_price_usd", std::round(o.gpu_usd)},
       {"cloud_usd_per_hour",
        o.cloud_usd_per_hour ? ojson(round_significant(*o.cloud_usd_per_hour)) : ojson()},
-      {"cloud_offer", o.cloud_offer.empty() ? ojson() : ojson(o.cloud_offer)}};
+      {"cloud_offer", o.cloud_offer.empty() ? ojson() : ojson(o.cloud_offer)},
+      {"servers", o.servers},
+      {"replicas_per_server", o.replicas_per_server},
+      {"total_price_usd", o.server ? ojson(round_significant(o.total_usd, 9)) : ojson()},
+      {"dataset_gb", o.server ? ojson(round_significant(o.dataset_gb)) : ojson()},
+      {"build", build_json(o, req)}};
 }
 
 }  // namespace
 
 std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
-                              const MoneyFormat& money, std::size_t width) {
-  std::string out = fmt::format("Serving {} ({} prompt + {} output tokens per request, {}): {}\n",
-                                terminal_safe(w.model_name), w.prompt_len, w.output_len,
-                                to_string(w.engine), p.target_text);
+                              const search::Request& req, const TextStyle& st) {
+  const auto& money = req.money;
+  const std::size_t width = st.width;
+  std::string out =
+      wrap_text(fmt::format("Serving {} ({} prompt + {} output tokens per request, {}): {}",
+                            terminal_safe(w.model_name), w.prompt_len, w.output_len,
+                            to_string(w.engine), p.target_text),
+                width, 0, 2);
+  out += '\n';
+  if (req.constraints.budget > 0) {
+    out += fmt::format("Budget {} for every server together\n",
+                       money(search::to_usd(req.constraints.budget)));
+  }
+  out += "Assumptions:\n";
+  for (const auto& a : p.assumptions) out += fmt::format("  - {}\n", wrap_text(a, width, 4, 4));
+  const auto rejected = [&] {
+    if (p.rejected.empty()) return std::string();
+    std::string r = "\nNot chosen:\n";
+    for (const auto& x : p.rejected) {
+      r += fmt::format("  {:<20}{}\n", terminal_safe(x.gpu),
+                       wrap_text(terminal_safe(x.reason), width, 22, 22));
+    }
+    return r;
+  };
   if (p.options.empty()) {
-    out += "\nNothing meets the target: " + p.missing + "\n";
-    return out;
+    out += '\n';
+    out += wrap_text("Nothing meets the target: " + p.missing, width, 0, 2);
+    out += '\n';
+    return out + rejected();
   }
   const auto& b = p.options.front();
-  out += fmt::format("\nCheapest: {} replica{} of {}x {} = {} GPUs, {} weights, {} KV cache\n",
-                     b.replicas, b.replicas > 1 ? "s" : "", b.gpus, terminal_safe(b.gpu_name),
-                     b.total_gpus(), weights(b), kv(b));
-  out += fmt::format("  {:<14}{} requests per replica (memory holds {})\n", "concurrency",
-                     b.concurrency, b.speed.max_concurrency);
-  out += fmt::format(
-      "  {:<14}{:.1f} tokens/s per user with the others' prefills ({:.1f} ms per decode step); "
-      "TTFT {:.0f} ms\n",
-      "latency", b.speed.output_tokens_per_second / b.concurrency, b.speed.tpot_s * 1e3,
-      b.speed.ttft_s * 1e3);
-  out += fmt::format("  {:<14}{} output tokens/s per replica, {} in all\n", "throughput",
-                     format_number(b.speed.output_tokens_per_second),
-                     format_number(b.speed.output_tokens_per_second * b.replicas));
-  out += fmt::format("  {:<14}{} per GPU\n", "memory", format_bytes(b.memory.device));
-  out += fmt::format(
-      "  {:<14}{} for the GPUs (catalog prices; the servers around them are not "
-      "included){}\n",
-      "cost", money(b.gpu_usd),
-      b.cloud_usd_per_hour ? fmt::format("; rented: {}/h ({})", money(*b.cloud_usd_per_hour),
-                                         terminal_safe(b.cloud_offer))
-                           : "");
-  out += "\nBy GPU model (the cheapest way each meets the target)\n";
+  const auto& server = *b.server;
+  out += '\n';
+  out += st.bold(
+      wrap_text(fmt::format("Cheapest: {} for {}: {}, {} weights, {} KV cache", money(b.total_usd),
+                            servers_text(b), terminal_safe(server.candidate.choice.gpu->name),
+                            weights(b), kv(b)),
+                width, 0, 2));
+  out += '\n';
+  const auto line = [&](std::string_view label, const std::string& text) {
+    out += fmt::format("  {:<14}{}\n", label, wrap_text(text, width, 16, 16));
+  };
+  line("concurrency", fmt::format("{} requests per replica (memory holds {})", b.concurrency,
+                                  b.speed.max_concurrency));
+  line("latency",
+       fmt::format("{:.1f} tokens/s per user with the others' prefills ({:.1f} ms per decode "
+                   "step); TTFT {:.0f} ms",
+                   b.speed.output_tokens_per_second / b.concurrency, b.speed.tpot_s * 1e3,
+                   b.speed.ttft_s * 1e3));
+  line("throughput", fmt::format("{} output tokens/s per replica, {} in all",
+                                 format_number(b.speed.output_tokens_per_second),
+                                 format_number(b.speed.output_tokens_per_second * b.replicas)));
+  line("memory", fmt::format("{} per GPU", format_bytes(b.memory.device)));
+  line("cost", fmt::format("{} = {} x {} per server ({} of it the {} GPUs){}", money(b.total_usd),
+                           b.servers, money(search::to_usd(server.candidate.price)),
+                           money(b.gpu_usd), b.total_gpus(),
+                           b.cloud_usd_per_hour
+                               ? fmt::format("; rented: {}/h ({})", money(*b.cloud_usd_per_hour),
+                                             terminal_safe(b.cloud_offer))
+                               : ""));
+  if (b.servers > 1) {
+    line("servers", fmt::format("{} replicas on {} identical servers of {} each, the cheapest "
+                                "split the catalog's servers allow; each on a feed of its own (the "
+                                "rules judge one server), no network between them beyond a load "
+                                "balancer",
+                                b.replicas, b.servers, b.replicas_per_server));
+  }
+  out +=
+      fmt::format("  Each server ({}):\n", terminal_safe(server.candidate.choice.platform->name));
+  out += build_bill_text(server, req, width);
+  if (!server.clean_note.empty()) {
+    out += fmt::format("    {:<16}{}\n", "warnings", wrap_text(server.clean_note, width, 20, 20));
+  }
+  out += build_findings_text(server, st);
+  out += "\nBy GPU model (the cheapest builds each meets the target on)\n";
   Table t({{"GPU"},
+           {"SERVERS", Table::Align::right},
            {"GPUS", Table::Align::right},
            {"WEIGHTS"},
            {"KV"},
            {"REQ", Table::Align::right},
            {"TOK/S/USER", Table::Align::right},
            {"TOK/S", Table::Align::right},
-           {"GPU COST", Table::Align::right}});
+           {"COST", Table::Align::right}});
   for (const auto& o : p.options) {
-    t.add_row({o.gpu, fmt::format("{}x{}", o.replicas, o.gpus), weights(o), kv(o),
-               fmt::format("{}", o.concurrency),
+    t.add_row({o.gpu, fmt::format("{}", o.servers), fmt::format("{}x{}", o.replicas, o.gpus),
+               weights(o), kv(o), fmt::format("{}", o.concurrency),
                fmt::format("{:.1f}", o.speed.output_tokens_per_second / o.concurrency),
-               format_number(o.speed.output_tokens_per_second * o.replicas), money(o.gpu_usd)});
+               format_number(o.speed.output_tokens_per_second * o.replicas), money(o.total_usd)});
   }
   out += t.render(2, width);
-  out += "  GPUS: replicas x GPUs per replica (tensor parallel); REQ: requests per replica.\n";
-  return out;
+  out += wrap_text(
+      "  GPUS: replicas x GPUs per replica (tensor parallel); REQ: requests per replica; COST: "
+      "every server with all its parts.",
+      width, 0, 2);
+  out += '\n';
+  return out + rejected();
 }
 
-ojson serving_plan_json(const search::ServingPlan& p, const Workload& w) {
+ojson serving_plan_json(const search::ServingPlan& p, const Workload& w,
+                        const search::Request& req) {
   ojson j;
   j["schema_version"] = kServingPlanSchemaVersion;
   j["model"] = w.model_id.empty() ? ojson() : ojson(w.model_id);
@@ -113,12 +198,21 @@ ojson serving_plan_json(const search::ServingPlan& p, const Workload& w) {
   j["output_len"] = w.output_len;
   j["target"] = p.target_text;
   j["tpot_bound_s"] = p.tpot_bound_s > 0 ? ojson(round_significant(p.tpot_bound_s)) : ojson();
+  j["budget_usd"] = req.constraints.budget > 0
+                        ? ojson(round_significant(search::to_usd(req.constraints.budget), 9))
+                        : ojson();
+  j["currency"] = {{"code", req.money.currency}, {"per_usd", req.money.per_usd}};
   ojson opts = ojson::array();
-  for (const auto& o : p.options) opts.push_back(option_json(o));
+  for (const auto& o : p.options) opts.push_back(option_json(o, req));
   j["options"] = std::move(opts);
+  ojson rejected = ojson::array();
+  for (const auto& r : p.rejected) {
+    rejected.push_back({{"gpu", r.gpu}, {"gpu_name", r.gpu_name}, {"reason", r.reason}});
+  }
+  j["rejected"] = std::move(rejected);
   j["missing"] = p.missing.empty() ? ojson() : ojson(p.missing);
-  j["closest"] = p.closest ? option_json(*p.closest) : ojson();
-  j["assumptions"] = w.assumptions;
+  j["closest"] = p.closest ? option_json(*p.closest, req) : ojson();
+  j["assumptions"] = p.assumptions;
   return j;
 }
 

@@ -191,7 +191,7 @@ class Assembler {
 
     const GpuPlan& plan = *c.plan;
     const auto& g = *c.choice.gpu;
-    r.memory = workload::memory_per_gpu(plan.workload, g, c.choice.gpus);
+    r.memory = workload::memory_per_gpu(plan.workload, g, plan.workload.gpus);
     r.available_bytes = workload::available_bytes(g);
     r.usable_bytes = workload::usable_bytes(plan.workload, g);
     r.changes = plan.changes;
@@ -452,6 +452,29 @@ std::vector<Trial> trials(const Request& req, const workload::Workload& w) {
 
 }  // namespace
 
+rules::Site request_site(const Request& r, catalog::PlatformKind kind) { return site_of(r, kind); }
+
+std::optional<std::string> mains_assumption(const Request& req, const rules::RuleSet& rules) {
+  if (req.circuit_w <= 0) {
+    const rules::Region& g = region_of(req);
+    const double frac = rules.params.circuit_continuous_fraction;
+    return fmt::format(
+        "mains ({}, --region {}): towers on one {} ({} W continuous), rack servers on {} x {} "
+        "({} W continuous each); give --circuit for the real one",
+        g.name, g.id, g.outlet.name, format_usd(g.outlet.watts() * frac).substr(1), g.feed.circuits,
+        g.feed.name, format_usd(g.feed.watts() * frac).substr(1));
+  }
+  const rules::Site site = site_of(req, catalog::PlatformKind::tower);
+  if (!site.voltage_assumed) return std::nullopt;
+  return fmt::format("supply voltage {} V, assumed from the {} W circuit (give --voltage)",
+                     site.voltage, site.circuit_w);
+}
+
+RecommendedBuild assemble_build(const Context& ctx, const Request& req, const Candidate& c,
+                                int rank) {
+  return Assembler(ctx, req).build(c, rank, false);
+}
+
 expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
                                                 const rules::RuleSet& rules,
                                                 const Request& request) {
@@ -488,19 +511,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
   out.assumptions.insert(out.assumptions.end(), out.workload.assumptions.begin(),
                          out.workload.assumptions.end());
   if (!data.assumption.empty()) out.assumptions.push_back(data.assumption);
-  if (req.circuit_w <= 0) {
-    const rules::Region& g = region_of(req);
-    const double frac = rules.params.circuit_continuous_fraction;
-    out.assumptions.push_back(fmt::format(
-        "mains ({}, --region {}): towers on one {} ({} W continuous), rack servers on {} x {} "
-        "({} W continuous each); give --circuit for the real one",
-        g.name, g.id, g.outlet.name, format_usd(g.outlet.watts() * frac).substr(1), g.feed.circuits,
-        g.feed.name, format_usd(g.feed.watts() * frac).substr(1)));
-  } else if (out.site.voltage_assumed) {
-    out.assumptions.push_back(
-        fmt::format("supply voltage {} V, assumed from the {} W circuit (give --voltage)",
-                    out.site.voltage, out.site.circuit_w));
-  }
+  if (auto mains = mains_assumption(req, rules)) out.assumptions.push_back(*mains);
   if (req.money.currency != "USD") {
     const rules::Region& g = region_of(req);
     out.assumptions.push_back(

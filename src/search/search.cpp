@@ -75,6 +75,7 @@ bool allowed(const catalog::Platform& p, const Constraints& c) {
 
 bool count_allowed(const Context& ctx, const Constraints& c, int n) {
   if (c.gpus > 0 && n != c.gpus) return false;
+  if (ctx.replica_gpus() > 0) return n % ctx.replica_gpus() == 0;  // whole serving copies
   const auto& w = ctx.base_workload();
   return w.training() || workload::valid_tensor_parallel(w.arch, n);
 }

@@ -1,17 +1,19 @@
 // Serving target: for each allowed GPU model, tensor-parallel degree, weight
 // precision and KV precision, the most requests one replica serves within the
 // latency bounds (decode time grows with the requests in flight; memory caps
-// them), then the replicas the target needs and their GPU price. Cheapest per
-// GPU model first; docs/serving.md section 5.
+// them) and the replicas the target needs; then the builds that hold them
+// (serving_builds.cpp): the cheapest in all per GPU model, cheapest first.
+// docs/serving.md section 5.
 #include "gpuadvisor/search/serving_target.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
-#include "gpuadvisor/search/space.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "serving_builds.hpp"
 
 namespace gpuadvisor::search {
 namespace {
@@ -87,15 +89,27 @@ bool bf16_capable(const catalog::Catalog& cat, const catalog::Gpu& g) {
   return a == nullptr || a->bf16;
 }
 
-}  // namespace
+/// One listing per GPU model (specifications and condition), the cheapest
+/// (ties: the smallest id), as the build search represents a model.
+std::vector<const catalog::Gpu*> gpu_models(const catalog::Catalog& cat, const Constraints& cons) {
+  std::map<std::string, const catalog::Gpu*> best;
+  for (const auto& g : cat.gpus) {
+    if (!allowed(g, cons) || g.price.usd <= 0) continue;
+    // GeForce drivers are not licensed for data-center deployment (NVIDIA
+    // GeForce software licence, "No Datacenter Deployment"): a service runs
+    // on consumer cards only when --gpu names one.
+    if (g.market == catalog::GpuMarket::consumer && cons.gpu_id.empty()) continue;
+    auto [it, inserted] = best.try_emplace(plan_key(g), &g);
+    const Cents a = to_cents(g.price.usd), b = to_cents(it->second->price.usd);
+    if (!inserted && (a < b || (a == b && g.id < it->second->id))) it->second = &g;
+  }
+  std::vector<const catalog::Gpu*> out;
+  for (const auto& [k, g] : best) out.push_back(g);
+  std::sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->id < b->id; });
+  return out;
+}
 
-ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog& cat,
-                         const rules::RuleSet& rules, const ServingTarget& t,
-                         const Constraints& cons) {
-  ServingPlan plan;
-  const Context ctx(cat, rules, base, rules::Site{}, rules::DataPlan{});
-  const double tpot = t.max_tpot_s.value_or(0);
-  plan.tpot_bound_s = tpot;
+std::string target_text(const ServingTarget& t) {
   std::vector<std::string> parts;
   if (t.users) {
     parts.push_back(t.tokens_per_second_user ? fmt::format("{} users x {:g} tokens/s each",
@@ -103,21 +117,47 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
                                              : fmt::format("{} users", *t.users));
   }
   if (t.throughput) parts.push_back(fmt::format("{:g} output tokens/s in all", *t.throughput));
-  if (tpot > 0) parts.push_back(fmt::format("TPOT <= {:.1f} ms", tpot * 1e3));
+  if (t.max_tpot_s) parts.push_back(fmt::format("TPOT <= {:.1f} ms", *t.max_tpot_s * 1e3));
   if (t.max_ttft_s) parts.push_back(fmt::format("TTFT <= {:.0f} ms", *t.max_ttft_s * 1e3));
-  plan.target_text = fmt::format("{}", fmt::join(parts, ", "));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
 
-  const int max_per_replica = cons.max_gpus > 0 ? cons.max_gpus : workload::k::kGpusPerNode;
+}  // namespace
+
+ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog& cat,
+                         const rules::RuleSet& rules, const ServingTarget& t, const Request& req) {
+  ServingPlan plan;
+  const Constraints& cons = req.constraints;
+  plan.tpot_bound_s = t.max_tpot_s.value_or(0);
+  plan.target_text = target_text(t);
+  // The plan chooses the precision and the concurrency, and serves no fixed
+  // number of tokens: the workload's defaults for them do not apply.
+  for (const auto& a : base.assumptions) {
+    if (a.starts_with("precision: ") || a.starts_with("concurrency: ") ||
+        a.ends_with(" generated tokens (no --tokens)")) {
+      continue;
+    }
+    plan.assumptions.push_back(a);
+  }
+  const ServerBuilder servers(cat, rules, req);
+  plan.assumptions.push_back(servers.assumption());
+  if (auto mains = mains_assumption(req, rules)) plan.assumptions.push_back(*mains);
+
+  // A replica is one server's GPUs at most: tensor parallelism over the
+  // servers' network is not modelled.
+  Constraints any_count = cons;
+  any_count.max_gpus = 0;
+  const int per_replica_cap = max_gpu_count(cat, any_count);
+  const int max_per_replica =
+      cons.max_gpus > 0 ? std::min(cons.max_gpus, per_replica_cap) : per_replica_cap;
+  const Context ctx(cat, rules, base, rules::Site{}, rules::DataPlan{});
   std::optional<ServingOption> fastest;  // lowest TPOT at concurrency 1, for "missing"
-  for (const auto& g : cat.gpus) {
-    if (!allowed(g, cons) || g.price.usd <= 0) continue;
-    // GeForce drivers are not licensed for data-center deployment (NVIDIA
-    // GeForce software licence, "No Datacenter Deployment"): a service runs
-    // on consumer cards only when --gpu names one.
-    if (g.market == catalog::GpuMarket::consumer && cons.gpu_id.empty()) continue;
-    std::optional<ServingOption> best;
+  for (const catalog::Gpu* gp : gpu_models(cat, cons)) {
+    const catalog::Gpu& g = *gp;
+    std::vector<std::pair<ServingOption, workload::Workload>> meeting;
+    bool fits = false;
     for (int n = 1; n <= max_per_replica; ++n) {
-      if (!count_allowed(ctx, cons, n)) continue;
+      if (!count_allowed(ctx, Constraints{}, n)) continue;
       const Precision sixteen = bf16_capable(cat, g) ? Precision::bf16 : Precision::fp16;
       for (Precision p : {sixteen, Precision::fp8, Precision::int8, Precision::int4}) {
         if (p == Precision::fp8 && g.tensor_tflops_fp8 <= 0) continue;  // W8A8 needs FP8 cores
@@ -129,15 +169,18 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
           auto w = base;
           w.gpus = n;
           w.precision = p;
+          w.precision_stated = true;
           w.quant = workload::default_quant(p, w.engine);
           if (volta && w.quant == workload::Quant::awq) w.quant = workload::Quant::gptq;
           w.kv_precision = kv;
           w.gpu = g.id;
           w.batch_size = 1;
           const auto one = workload::serving_speed(w, g, n);
-          if (one.max_concurrency > 0 &&
-              (!fastest || user_rate(one, 1) > user_rate(fastest->speed, 1))) {
-            fastest = make_option(g, n, p, w, one);
+          if (one.max_concurrency > 0) {
+            fits = true;
+            if (!fastest || user_rate(one, 1) > user_rate(fastest->speed, 1)) {
+              fastest = make_option(g, n, p, w, one);
+            }
           }
           const int c = best_concurrency(w, g, n, t);
           if (c <= 0) continue;
@@ -151,28 +194,44 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
                 static_cast<int>(std::ceil(*t.throughput / o.speed.output_tokens_per_second)));
           }
           o.replicas = replicas;
-          o.gpu_usd = g.price.usd * o.total_gpus();
-          if (auto r = cloud_rate(cat, g.id, o.total_gpus())) {
-            o.cloud_usd_per_hour = r->first;
-            o.cloud_offer = r->second;
-          }
-          // Cheapest; then fewer GPUs; then the more precise weights and KV.
-          const auto key = [](const ServingOption& x) {
-            return std::tuple{x.gpu_usd, x.total_gpus(), static_cast<int>(x.precision),
-                              static_cast<int>(x.kv)};
-          };
-          if (!best || key(o) < key(*best)) best = std::move(o);
+          // The same GPUs with less precise weights or KV cost the same but
+          // for the drive the weights take: the more precise one is kept
+          // (tried first), and the build search runs once for those GPUs.
+          const bool same_gpus = std::any_of(meeting.begin(), meeting.end(), [&](const auto& m) {
+            return m.first.gpus == n && m.first.replicas == replicas;
+          });
+          if (!same_gpus) meeting.emplace_back(std::move(o), std::move(w));
         }
       }
     }
-    if (best) plan.options.push_back(std::move(*best));
+    if (meeting.empty()) {
+      plan.rejected.push_back(
+          {g.id, g.name,
+           fits ? "no configuration meets the target's rate and latency"
+                : fmt::format("the model does not fit {} GPUs per replica, even with int4 weights",
+                              max_per_replica)});
+      continue;
+    }
+    auto composed = servers.cheapest(g, meeting);
+    if (!composed.option) {
+      plan.rejected.push_back({g.id, g.name, composed.why});
+      continue;
+    }
+    ServingOption& o = *composed.option;
+    o.gpu_usd = g.price.usd * o.total_gpus();
+    if (auto r = cloud_rate(cat, g.id, o.total_gpus())) {
+      o.cloud_usd_per_hour = r->first;
+      o.cloud_offer = r->second;
+    }
+    plan.options.push_back(std::move(o));
   }
   std::sort(plan.options.begin(), plan.options.end(), [](const auto& a, const auto& b) {
-    return std::tuple{a.gpu_usd, a.total_gpus(), a.gpu} <
-           std::tuple{b.gpu_usd, b.total_gpus(), b.gpu};
+    return std::tuple{a.total_usd, a.total_gpus(), a.gpu} <
+           std::tuple{b.total_usd, b.total_gpus(), b.gpu};
   });
   if (plan.options.empty()) {
     plan.closest = fastest;
+    const double tpot = plan.tpot_bound_s;
     if (!fastest) {
       plan.missing = "the model does not fit any allowed GPU at up to " +
                      fmt::format("{} GPUs per replica, even with int4 weights", max_per_replica);
@@ -184,11 +243,15 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
           "gives {:.1f} tokens/s ({:.1f} ms per token, {:.0f} ms of prefill)",
           fastest->gpus, fastest->gpu, workload::to_string(fastest->precision),
           user_rate(fastest->speed, 1), fastest->speed.tpot_s * 1e3, fastest->speed.ttft_s * 1e3);
-    } else {
+    } else if (t.max_ttft_s && fastest->speed.ttft_s > *t.max_ttft_s) {
       plan.missing = fmt::format(
           "no allowed GPU meets the time to first token: the fastest prefill is {:.0f} ms ({}x "
           "{})",
           fastest->speed.ttft_s * 1e3, fastest->gpus, fastest->gpu);
+    } else {
+      plan.missing =
+          "no allowed GPU model has a build that serves the target (each one's "
+          "reason is listed)";
     }
   }
   return plan;

@@ -173,8 +173,9 @@ const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus, const std::strin
   if (it != plans_.end()) return *it->second;
   auto plan = std::make_unique<GpuPlan>();
   plan->workload = *base_;
-  plan->workload.gpus = gpus;
-  adapt(*plan, gpu, gpus);
+  const int job = replica_gpus_ > 0 ? replica_gpus_ : gpus;  // GPUs one copy of the job runs on
+  plan->workload.gpus = job;
+  adapt(*plan, gpu, job);
   rules::Build b;
   b.gpu = {&gpu, gpus};
   b.architecture = catalog_->architecture(gpu.architecture);
@@ -187,7 +188,7 @@ const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus, const std::strin
     const rules::RuleDecl* r = rules::find_rule(info.id);
     if (rules::decide(*r, b, in) == rules::Decision::fail) plan->violations |= bit(*r);
   }
-  plan->compute = workload::compute(plan->workload, gpu, gpus);
+  plan->compute = workload::compute(plan->workload, gpu, job);
   return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 

@@ -71,6 +71,25 @@ double engine_pool(const Workload& w, const catalog::Gpu& g, int gpus, double fr
   return usable_bytes(w, g) - fixed;
 }
 
+/// Bytes of routed experts per GPU that no token of a decode step uses, so
+/// that the step does not stream them. Each of `tokens` tokens picks k of the
+/// E experts in every MoE layer; with routing spread evenly over the experts
+/// (what the load-balancing loss trains for: Switch Transformer, Fedus et al.
+/// 2021, arXiv:2101.03961, section 2.2), E·(1 − (1 − k/E)^tokens) distinct
+/// experts are touched: k at one token, nearly all E at large batches.
+/// Tensor parallelism splits every expert over the GPUs (vLLM's default
+/// without --enable-expert-parallel), so each GPU streams its share of the
+/// touched ones.
+double idle_expert_bytes(const Workload& w, const Architecture& a, double tokens, int gpus) {
+  const double e = a.experts, k = a.experts_per_token;
+  // The routed experts' parameters: total − active are the E − k unused by
+  // one token (shared experts and everything else are active).
+  const double routed = (w.counts.total - w.counts.active) * e / (e - k);
+  const double touched = e * (1 - std::pow(1 - k / e, tokens));
+  return routed * (1 - touched / e) * detail::weight_bits(w.precision, w.quant) / 8 /
+         std::max(1, gpus);
+}
+
 }  // namespace
 
 Quant default_quant(Precision p, Engine engine) {
@@ -102,6 +121,9 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
   // Decode step: every GEMM streams its weights or computes, whichever is
   // longer; attention streams the KV cache at the average context.
   double weight_traffic = m.weights;
+  if (a.moe() && a.experts > a.experts_per_token && a.experts_per_token > 0) {
+    weight_traffic -= idle_expert_bytes(w, a, conc, n);
+  }
   if (w.quant == Quant::bnb && w.batch_size > 1) {
     // bitsandbytes writes and reads back a 16-bit copy of each matrix.
     weight_traffic += w.counts.linear / n * 2 * k::kDequantWriteBytes;

@@ -1,11 +1,15 @@
 // Serving from the command line: `estimate --task inference` with the serving
 // flags (text and JSON), and `recommend --task inference` with a serving
-// target: the costed answer for Llama 3.1 70B, what is missing, bad flags.
+// target: the answer for Llama 3.1 70B costed on whole builds (whose specs
+// check passes), the budget, what is missing, bad flags.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::run;
 using nlohmann::json;
@@ -61,11 +65,100 @@ TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[
     CHECK((tp == 1 || tp == 2 || tp == 4 || tp == 8));  // Llama 3.1 70B: 64 heads, 8 KV heads
     CHECK(o["gpu"] != "rtx-4090");                      // consumer cards only with --gpu
   }
-  // Cheapest first.
+  // Cheapest total first, each on whole builds: the servers' parts, every
+  // replica on one of them.
   for (std::size_t i = 1; i < j["options"].size(); ++i) {
-    CHECK(j["options"][i - 1]["gpu_price_usd"] <= j["options"][i]["gpu_price_usd"]);
+    CHECK(j["options"][i - 1]["total_price_usd"] <= j["options"][i]["total_price_usd"]);
+  }
+  for (const auto& o : j["options"]) {
+    const auto& b = o["build"];
+    REQUIRE(b.is_object());
+    CHECK(b["gpus_per_server"] ==
+          o["replicas_per_server"].get<int>() * o["gpus_per_replica"].get<int>());
+    CHECK(o["replicas"] == o["servers"].get<int>() * o["replicas_per_server"].get<int>());
+    double parts = 0;
+    for (const auto& p : b["parts"]) parts += p["total_price_usd"].get<double>();
+    CHECK(parts == Approx(b["server_price_usd"].get<double>()));
+    CHECK(o["total_price_usd"].get<double>() == Approx(o["servers"].get<int>() * parts));
+    CHECK(o["total_price_usd"].get<double>() > o["gpu_price_usd"].get<double>());
+    std::vector<std::string> categories;
+    for (const auto& p : b["parts"]) categories.push_back(p["category"]);
+    for (const char* c : {"gpu", "platform", "cpu", "memory", "storage"}) {
+      CHECK(std::find(categories.begin(), categories.end(), c) != categories.end());
+    }
   }
   CHECK(j["missing"].is_null());
+  CHECK(j["schema_version"] == 2);
+  // The cheapest on the embedded catalog: one PCIe server with a pair of
+  // NVLink-bridged H100 NVLs, FP8 weights, all 50 users on that replica.
+  const auto& best = j["options"][0];
+  CHECK(best["gpu"] == "h100-nvl");
+  CHECK(best["servers"] == 1);
+  CHECK(best["gpus_per_replica"] == 2);
+  CHECK(best["precision"] == "fp8");
+  CHECK(best["concurrency_per_replica"] == 51);
+  CHECK(best["total_price_usd"] == 75586);
+  CHECK(best["gpu_price_usd"] == 56000);
+  CHECK(best["build"]["platform"] == "as-4125gs-tnrt");
+  // MI325X: the catalog has no platform for its OAM board.
+  bool mi325x = false;
+  for (const auto& x : j["rejected"]) {
+    if (x["gpu"] == "mi325x") {
+      mi325x = true;
+      CHECK(x["reason"] == "no allowed server in the catalog holds them");
+    }
+  }
+  CHECK(mi325x);
+
+  // The cheapest server's spec (one replica's workload) passes check.
+  const auto& spec = j["options"][0]["build"]["spec"];
+  const std::string path = gpuadvisor::test::scratch_file("serving-spec.json", spec.dump(2));
+  auto c = run({"check", path});
+  INFO(c.out);
+  CHECK(c.exit_code == 0);
+
+  // Text: the first option's parts as plain recommend lists them.
+  auto t = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "50",
+                "--tokens-per-second-per-user", "20"});
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("\nCheapest: ") != std::string::npos);
+  CHECK(t.out.find("    part ") != std::string::npos);
+  CHECK(t.out.find("    platform ") != std::string::npos);
+  CHECK(t.out.find("    total ") != std::string::npos);
+  CHECK(t.out.find("    power ") != std::string::npos);
+}
+
+TEST_CASE("recommend: a serving target no one server holds runs on identical servers",
+          "[cli][serving]") {
+  auto r = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "2000",
+                "--tokens-per-second-per-user", "20", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  const auto& best = j["options"][0];
+  // 2,000 users need more replicas than the 8 GPUs of any catalog server hold.
+  CHECK(best["servers"].get<int>() > 1);
+  CHECK(best["replicas"].get<int>() * best["concurrency_per_replica"].get<int>() >= 2000);
+  CHECK(best["total_price_usd"].get<double>() ==
+        Approx(best["servers"].get<int>() * best["build"]["server_price_usd"].get<double>()));
+  auto t = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "2000",
+                "--tokens-per-second-per-user", "20"});
+  CHECK(t.out.find(" identical servers of ") != std::string::npos);
+}
+
+TEST_CASE("recommend: a serving target within a budget too small says why per GPU",
+          "[cli][serving]") {
+  auto r = run({"recommend", "--task", "inference", "--model", "llama-3.1-70b", "--users", "50",
+                "--tokens-per-second-per-user", "20", "--budget", "20k", "--format", "json"});
+  CHECK(r.exit_code == 1);
+  const auto j = json::parse(r.out);
+  CHECK(j["options"].empty());
+  CHECK(j["budget_usd"] == 20000);
+  REQUIRE(!j["rejected"].empty());
+  bool over = false;
+  for (const auto& x : j["rejected"]) {
+    over = over || x["reason"].get<std::string>().starts_with("over the budget of $20,000: ");
+  }
+  CHECK(over);
 }
 
 TEST_CASE("recommend: a serving target nothing meets says what is missing", "[cli][serving]") {

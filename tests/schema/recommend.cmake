@@ -22,3 +22,9 @@ gpuadvisor_schema_test(recommend_serving_target serving-plan.schema.json 0
 gpuadvisor_schema_test(recommend_serving_target_missing serving-plan.schema.json 1
   recommend --task inference --model llama-3.1-405b --users 10 --tokens-per-second-per-user 500
   --format json)
+gpuadvisor_schema_test(recommend_serving_target_budget serving-plan.schema.json 1
+  recommend --task inference --model llama-3.1-70b --users 50 --tokens-per-second-per-user 20
+  --budget 20k --format json)
+gpuadvisor_schema_test(recommend_serving_target_amd_eu serving-plan.schema.json 0
+  recommend --task inference --model llama-3.1-8b --throughput 20000 --max-ttft 500ms
+  --vendor amd --region eu --format json)

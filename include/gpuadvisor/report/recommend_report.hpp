@@ -14,6 +14,17 @@ namespace gpuadvisor::report {
 
 inline constexpr int kRecommendOutputSchemaVersion = 1;
 
+/// A build's bill of materials ("parts"), power budget ("power") and
+/// findings ("findings") as recommend's JSON has them.
+[[nodiscard]] nlohmann::ordered_json build_parts_json(const search::RecommendedBuild& b,
+                                                      const search::Request& req);
+/// A build's bill of materials and power line as recommend's text shows them.
+[[nodiscard]] std::string build_bill_text(const search::RecommendedBuild& b,
+                                          const search::Request& req, std::size_t width);
+/// A build's findings (the warnings and notes it accepts), one line each.
+[[nodiscard]] std::string build_findings_text(const search::RecommendedBuild& b,
+                                              const TextStyle& style);
+
 /// The build as a spec that `gpuadvisor check` accepts unchanged and passes
 /// (with the same --catalog, --rules and --policy).
 [[nodiscard]] nlohmann::ordered_json recommend_spec(const search::RecommendedBuild& b,

@@ -5,17 +5,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpuadvisor/core/money.hpp"
+#include "gpuadvisor/report/check_report.hpp"
+#include "gpuadvisor/search/recommend.hpp"
 #include "gpuadvisor/search/serving_target.hpp"
 
 namespace gpuadvisor::report {
 
-inline constexpr int kServingPlanSchemaVersion = 1;
+/// 2: each option is costed on whole builds (servers, parts, power, findings,
+/// a spec for check), and the GPU models without an option say why.
+inline constexpr int kServingPlanSchemaVersion = 2;
 
 [[nodiscard]] std::string serving_plan_text(const search::ServingPlan& p,
-                                            const workload::Workload& w, const MoneyFormat& money,
-                                            std::size_t width = 100);
+                                            const workload::Workload& w, const search::Request& req,
+                                            const TextStyle& style = {});
 [[nodiscard]] nlohmann::ordered_json serving_plan_json(const search::ServingPlan& p,
-                                                       const workload::Workload& w);
+                                                       const workload::Workload& w,
+                                                       const search::Request& req);
 
 }  // namespace gpuadvisor::report

@@ -159,6 +159,19 @@ struct Recommendation {
   SearchStats stats;
 };
 
+/// The site a request's builds on `kind` platforms run at: --circuit, else
+/// the region's outlet (towers) or data-center feed (racks).
+[[nodiscard]] rules::Site request_site(const Request& r, catalog::PlatformKind kind);
+/// What the request assumes of the mains (the region's outlet and feed
+/// without --circuit; a voltage read from the circuit), if anything.
+[[nodiscard]] std::optional<std::string> mains_assumption(const Request& req,
+                                                          const rules::RuleSet& rules);
+/// A build the search found in `ctx`, with everything recommend shows (bill
+/// of materials, power, memory, findings, tips): the serving plan's servers
+/// (search/serving_target.hpp) are assembled by it too.
+[[nodiscard]] RecommendedBuild assemble_build(const Context& ctx, const Request& req,
+                                              const Candidate& c, int rank);
+
 /// Runs the search and assembles the answer. Input problems (the workload
 /// flags) come back as diagnostics located at their flags.
 [[nodiscard]] expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,

@@ -72,7 +72,8 @@ struct Candidate {
 [[nodiscard]] bool allowed(const catalog::Platform& p, const Constraints& c);
 /// True when the search tries `n` GPUs: --gpus if given, and for inference a
 /// tensor-parallel degree the model allows (workload::valid_tensor_parallel);
-/// training counts are data parallel and free.
+/// training counts are data parallel and free; a serving context
+/// (Context::set_replica_gpus) takes whole copies of its replica.
 [[nodiscard]] bool count_allowed(const Context& ctx, const Constraints& c, int n);
 /// Largest GPU count the search tries: --max-gpus, else the largest
 /// max_gpus of an allowed platform (at least 1).

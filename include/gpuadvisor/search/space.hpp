@@ -102,6 +102,12 @@ class Context {
   /// Rack servers run at another site than towers (a data-center feed).
   void set_rack_site(rules::Site s) { rack_site_ = std::move(s); }
   [[nodiscard]] const rules::DataPlan& data() const { return data_; }
+  /// A serving build (docs/serving.md section 5): the model runs as copies of
+  /// `gpus` GPUs each (tensor parallel), so a build holds a multiple of them
+  /// and the GPU-only rules and the estimate see one copy. 0: one job over
+  /// all of a build's GPUs.
+  void set_replica_gpus(int gpus) { replica_gpus_ = gpus; }
+  [[nodiscard]] int replica_gpus() const { return replica_gpus_; }
 
   /// Rules that are enabled errors: a build that breaks one is not recommended.
   [[nodiscard]] RuleMask errors() const { return errors_ & ~relaxed_; }
@@ -137,6 +143,7 @@ class Context {
   RuleMask errors_ = 0;
   RuleMask warnings_ = 0;
   RuleMask relaxed_ = 0;
+  int replica_gpus_ = 0;
   double voltage_ = 115;
   double lowest_efficiency_ = 1;
   rules::RuleSet gpu_rules_;                    ///< the GPU-only rules, evaluated by the engine

@@ -116,6 +116,32 @@ TEST_CASE("serving: the decode step adds its parts", "[workload][serving]") {
   CHECK(h.step_overhead_s == Approx(1e-3 + 80 * 0.75e-3));
 }
 
+TEST_CASE("serving: MoE decode streams the experts its tokens touch", "[workload][serving]") {
+  // Mixtral 8x7B, 2 of 8 experts per token, bf16 over 2 H100s. One request:
+  // each layer streams its 2 routed experts, not all 8, so the step reads
+  // the active parameters only: the weights less (total − active) x 2 B / 2.
+  auto in = serve("mixtral-8x7b", 1, 512, 128);
+  in.gpus = 2;
+  in.gpu = "h100-sxm";
+  const auto one = make(in);
+  const double bw = 3350e9 * k::kDecodeBandwidthEfficiency;
+  const auto m = memory_per_gpu(one, gpu("h100-sxm"), 2);
+  const auto s1 = serving_speed(one, gpu("h100-sxm"), 2);
+  const double idle = (one.counts.total - one.counts.active) * 2 / 2;
+  CHECK(s1.step_weights_s == Approx((m.weights - idle) / bw).epsilon(kExact));
+  CHECK(s1.step_weights_s == Approx(one.counts.active * 2 / 2 / bw).epsilon(1e-3));
+  // Four requests: 8·(1 − (6/8)^4) = 5.46875 distinct experts of 8 touched.
+  in.concurrency = 4;
+  const auto s4 = serving_speed(make(in), gpu("h100-sxm"), 2);
+  const double routed = (one.counts.total - one.counts.active) * 8 / 6;
+  CHECK(s4.step_weights_s ==
+        Approx((m.weights - routed * (1 - 5.46875 / 8) * 2 / 2) / bw).epsilon(kExact));
+  // 256 requests touch every expert: the step streams all the weights.
+  in.concurrency = 256;
+  const auto s256 = serving_speed(make(in), gpu("h100-sxm"), 2);
+  CHECK(s256.step_weights_s == Approx(m.weights / bw).epsilon(1e-12));
+}
+
 TEST_CASE("serving: the concurrency the engine's pool holds", "[workload][serving]") {
   auto in = serve("llama-3.1-8b", 1, 1024, 1024);
   const auto w = make(in);
