@@ -22,3 +22,8 @@ gpuadvisor_schema_test(recommend_serving_target serving-plan.schema.json 0
 gpuadvisor_schema_test(recommend_serving_target_missing serving-plan.schema.json 1
   recommend --task inference --model llama-3.1-405b --users 10 --tokens-per-second-per-user 500
   --format json)
+gpuadvisor_schema_test(recommend_cluster recommend.schema.json 0
+  recommend --budget 1M --model-size 70B --task pretrain --format json)
+gpuadvisor_schema_test(recommend_cluster_nodes_ethernet recommend.schema.json 0
+  recommend --budget 2M --model-size 70B --task pretrain --nodes 4 --fabric ethernet
+  --rack-power 17 --format json)

@@ -12,7 +12,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kRecommendOutputSchemaVersion = 1;
+inline constexpr int kRecommendOutputSchemaVersion = 2;
 
 /// The build as a spec that `gpuadvisor check` accepts unchanged and passes
 /// (with the same --catalog, --rules and --policy).
