@@ -24,7 +24,8 @@ static_assert(sizeof(Gpu) == 560 && sizeof(Cpu) == 424 && sizeof(IncludedPart) =
 static_assert(sizeof(Platform) == 704 && sizeof(MemoryKit) == 312 && sizeof(Storage) == 312);
 static_assert(sizeof(Psu) == 344 && sizeof(Cooling) == 304 && sizeof(CpuCooler) == 320);
 static_assert(sizeof(ModelPreset) == 224 && sizeof(CloudPrice) == 200 && sizeof(Source) == 96);
-static_assert(sizeof(Catalog) == 320, "a category was added: pack it in visit_catalog()");
+static_assert(sizeof(Nic) == 368 && sizeof(Switch) == 368 && sizeof(Cable) == 368);
+static_assert(sizeof(Catalog) == 392, "a category was added: pack it in visit_catalog()");
 #endif
 
 /// T or const T: one fields() serves the writer (const) and the reader.
@@ -103,6 +104,21 @@ template <typename V, Is<CpuCooler> T>
 void fields(V& v, T& c) {
   base(v, c);
   v(c.type, c.sockets, c.max_cpu_w, c.power_w);
+}
+template <typename V, Is<Nic> T>
+void fields(V& v, T& n) {
+  base(v, n);
+  v(n.vendor, n.fabrics, n.ports, n.port_gbps, n.form, n.pcie_gen, n.pcie_lanes, n.power_w);
+}
+template <typename V, Is<Switch> T>
+void fields(V& v, T& s) {
+  base(v, s);
+  v(s.vendor, s.fabrics, s.ports, s.port_gbps, s.form, s.rack_units, s.power_w);
+}
+template <typename V, Is<Cable> T>
+void fields(V& v, T& c) {
+  base(v, c);
+  v(c.kind, c.fabrics, c.form, c.gbps, c.links, c.length_m, c.power_w);
 }
 template <typename V, Is<ModelPreset> T>
 void fields(V& v, T& m) {

@@ -259,6 +259,49 @@ ojson to_json(const CpuCooler& c) {
   return j;
 }
 
+ojson to_json(const Nic& n) {
+  ojson j;
+  put_base(j, n);
+  j["vendor"] = n.vendor;
+  j["fabrics"] = n.fabrics;
+  j["ports"] = n.ports;
+  j["port_gbps"] = n.port_gbps;
+  j["form"] = n.form;
+  j["pcie_gen"] = n.pcie_gen;
+  j["pcie_lanes"] = n.pcie_lanes;
+  j["power_w"] = n.power_w;
+  put_tail(j, n);
+  return j;
+}
+
+ojson to_json(const Switch& s) {
+  ojson j;
+  put_base(j, s);
+  j["vendor"] = s.vendor;
+  j["fabrics"] = s.fabrics;
+  j["ports"] = s.ports;
+  j["port_gbps"] = s.port_gbps;
+  j["form"] = s.form;
+  j["rack_units"] = s.rack_units;
+  j["power_w"] = s.power_w;
+  put_tail(j, s);
+  return j;
+}
+
+ojson to_json(const Cable& c) {
+  ojson j;
+  put_base(j, c);
+  j["kind"] = c.kind;
+  j["fabrics"] = c.fabrics;
+  j["form"] = c.form;
+  j["gbps"] = c.gbps;
+  j["links"] = c.links;
+  j["length_m"] = c.length_m;
+  j["power_w"] = c.power_w;
+  put_tail(j, c);
+  return j;
+}
+
 ojson to_json(const ModelPreset& m) {
   return {{"id", m.id},
           {"name", m.name},

@@ -27,7 +27,7 @@ struct RecommendOptions {
   std::string region;
   std::optional<std::string> budget, max_gpus, vendor, form_factor, circuit, voltage, objective,
       top, electricity_price, pue, dataset_gb, checkpoints, clean_margin, horizon, utilisation,
-      max_days, fx;
+      max_days, fx, nodes, rack_power, fabric;
   ServingTargetFlags serving;
   bool allow_used = false;
   std::string rules_file;
@@ -185,6 +185,15 @@ search::Request to_request(const RecommendOptions& o) {
     req.dataset_gb = *gb;
   }
   if (auto n = whole(o.checkpoints, "--checkpoints", 0, 1000, diags)) req.checkpoints = *n;
+  if (auto n = whole(o.nodes, "--nodes", 2, search::kMaxClusterNodes, diags)) {
+    req.cluster.nodes = *n;
+  }
+  if (auto w = number(o.rack_power, "--rack-power", "kW", 1, 1000,
+                      "a rack's power in kW from 1 to 1000, e.g. 17 or 40kW", diags)) {
+    req.cluster.rack_power_w = *w * 1000;
+  }
+  static constexpr std::string_view kFabrics[] = {"infiniband", "ethernet"};
+  if (auto f = choice(o.fabric, "--fabric", kFabrics, diags)) req.cluster.fabric = *f;
   if (!diags.empty()) throw InputError(std::move(diags));
   return req;
 }
@@ -331,6 +340,19 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
       ->type_name("DAYS");
   out->add_option("--top", o->top, "Builds to show, one per GPU model and count (default 3)")
       ->type_name("N");
+  auto* cl = cmd->add_option_group("Cluster", "Multi-node builds (docs/recommend.md, Clusters)");
+  cl->add_option("--nodes", o->nodes,
+                 "Compose a cluster of N identical servers with its network (default: only when "
+                 "one server trains longer than --max-days and the budget buys two or more)")
+      ->type_name("N");
+  cl->add_option("--rack-power", o->rack_power,
+                 "Power one rack may draw, kW (default 40.8: the DGX H100 SuperPOD rack of four "
+                 "10.2 kW servers)")
+      ->type_name("KW");
+  set_choices(cl->add_option("--fabric", o->fabric,
+                             "Cluster network: infiniband or ethernet (default the cheaper)")
+                  ->type_name("F"),
+              std::vector<std::string>{"infiniband", "ethernet"});
   std::vector<std::string> prices;
   for (const auto& reg : rules::regions()) {
     prices.push_back(

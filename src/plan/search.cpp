@@ -167,7 +167,8 @@ PlanResult run(const Query& q, bool prune) {
                       g->id));
       continue;
     }
-    const auto pre = detail::prepare(q.w, *g);
+    auto pre = detail::prepare(q.w, *g);
+    if (q.network) pre.net = *q.network;
     const auto counts = gpu_counts(q.min_gpus, q.max_gpus, pre.net.gpus_per_node);
     if (ctx.out.gpu_counts.empty()) ctx.out.gpu_counts = counts;
     for (int n : counts) {

@@ -11,6 +11,7 @@
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "network_tables.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -18,6 +19,7 @@ namespace {
 using catalog::Catalog;
 using ojson = nlohmann::ordered_json;
 using Align = Table::Align;
+using network::table;  // the NIC, switch and cable tables
 
 std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, decimals); }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cloud_report.hpp"
+#include "cluster_report.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
@@ -415,6 +416,7 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
   ordered_json builds = ordered_json::array();
   for (const auto& b : r.builds) builds.push_back(build_json(b, r, req));
   j["builds"] = std::move(builds);
+  j["cluster"] = r.cluster ? cluster_json(*r.cluster, req.money) : ordered_json(nullptr);
   if (r.no_fit) {
     const auto& nf = *r.no_fit;
     ordered_json n;
@@ -474,6 +476,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
     out += '\n';
     out += build_text(b, req, st, fmt::format("#{}", b.rank));
   }
+  if (r.cluster) out += cluster_text(*r.cluster, req.money, st);
   out += cloud_text(r.cloud, r.workload.training(), st.width, req.money);
   for (const auto& n : r.notes) {
     out += fmt::format("\n{}\n", wrap_text(fmt::format("Note: {}", n), st.width, 0, 2));

@@ -302,7 +302,10 @@ std::optional<std::string> long_run_note(const Recommendation& out, const Reques
         req.money(c.cost_usd), n, format_duration_hours(c.gpu_hours / n));
   }
   const int servers = static_cast<int>(budget / price);
-  if (servers >= 2) {
+  if (out.cluster) {
+    s += fmt::format("; the multi-node build below: {} servers like #{} in {}", out.cluster->nodes,
+                     out.cluster->build_rank, format_duration_hours(out.cluster->hours));
+  } else if (servers >= 2) {
     s += fmt::format(
         "; the budget buys {} servers like #1 ({} of {} used by one), which would take about {} "
         "(an estimate: linear data-parallel scaling over a cluster network, not modelled)",
@@ -548,6 +551,9 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
     }
   }
   if (!out.builds.empty()) {
+    auto cluster = compose_cluster(cat, out, req);
+    out.cluster = std::move(cluster.cluster);
+    if (!cluster.note.empty()) out.notes.push_back(cluster.note);
     if (auto note = long_run_note(out, req)) out.notes.push_back(*note);
     if (static_cast<int>(out.builds.size()) < req.constraints.top) {
       out.notes.push_back(

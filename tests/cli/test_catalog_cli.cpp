@@ -71,11 +71,10 @@ TEST_CASE("catalog list --category gpu --format json lists GPUs with sources", "
 TEST_CASE("catalog list rejects an unknown category", "[cli]") {
   auto r = run({"catalog", "list", "--category", "gpuz"});
   CHECK(r.exit_code == 2);
-  CHECK(
-      r.err ==
-      "gpuadvisor: error: --category: unknown category \"gpuz\"; expected one of "
-      "architectures, gpus, cpus, platforms, memory, storage, psus, cooling, cpu_coolers, models, "
-      "cloud, sources\n");
+  CHECK(r.err ==
+        "gpuadvisor: error: --category: unknown category \"gpuz\"; expected one of "
+        "architectures, gpus, cpus, platforms, memory, storage, psus, cooling, cpu_coolers, nics, "
+        "switches, cables, models, cloud, sources\n");
 }
 
 TEST_CASE("catalog show finds a part and suggests near misses", "[cli]") {

@@ -66,7 +66,8 @@ TEST_CASE("file names and flag values are escaped", "[cli][terminal]") {
   require_error(
       run({"catalog", "list", "--category", "gpu\x9b"}),
       "--category: unknown category \"gpu\\x9b\"; expected one of architectures, gpus, "
-      "cpus, platforms, memory, storage, psus, cooling, cpu_coolers, models, cloud, sources");
+      "cpus, platforms, memory, storage, psus, cooling, cpu_coolers, nics, switches, cables, "
+      "models, cloud, sources");
 }
 
 TEST_CASE("a very long value is cut in the message", "[cli][terminal]") {

@@ -28,3 +28,8 @@ gpuadvisor_schema_test(recommend_serving_target_budget serving-plan.schema.json 
 gpuadvisor_schema_test(recommend_serving_target_amd_eu serving-plan.schema.json 0
   recommend --task inference --model llama-3.1-8b --throughput 20000 --max-ttft 500ms
   --vendor amd --region eu --format json)
+gpuadvisor_schema_test(recommend_cluster recommend.schema.json 0
+  recommend --budget 1M --model-size 70B --task pretrain --format json)
+gpuadvisor_schema_test(recommend_cluster_nodes_ethernet recommend.schema.json 0
+  recommend --budget 2M --model-size 70B --task pretrain --nodes 4 --fabric ethernet
+  --rack-power 17 --format json)

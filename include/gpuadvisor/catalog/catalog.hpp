@@ -36,6 +36,9 @@ struct Catalog {
   std::vector<Psu> psus;
   std::vector<Cooling> cooling;
   std::vector<CpuCooler> cpu_coolers;
+  std::vector<Nic> nics;
+  std::vector<Switch> switches;
+  std::vector<Cable> cables;
   std::vector<ModelPreset> models;
   std::vector<CloudPrice> cloud;
   std::vector<PriceOverride> prices;  ///< overlays only; applied by layer()
@@ -83,6 +86,10 @@ inline constexpr std::tuple kCategoryTable{
     Category<Cooling>{"cooling", "cooling", "cooling part", &Catalog::cooling, true, true, true},
     Category<CpuCooler>{"cpu_coolers", "cpu_cooler", "CPU cooler", &Catalog::cpu_coolers, false,
                         true, true},
+    Category<Nic>{"nics", "nic", "NIC", &Catalog::nics, false, false, true},
+    Category<Switch>{"switches", "switch", "switch", &Catalog::switches, false, false, true},
+    Category<Cable>{"cables", "cable", "cable or transceiver", &Catalog::cables, false, false,
+                    true},
     Category<ModelPreset>{"models", "model", "model preset", &Catalog::models, true, false, true},
     Category<CloudPrice>{"cloud", "cloud", "cloud price", &Catalog::cloud, false, false, true},
     Category<Source>{"sources", "source", "source", &Catalog::sources, true, false, false},

@@ -225,6 +225,41 @@ struct CpuCooler : PartBase {
   double power_w = 0;                ///< fans and pump
 };
 
+/// Cluster network parts (docs/catalog.md "Network"): what `recommend`
+/// composes a multi-node build from. Fabrics: "infiniband", "ethernet".
+struct Nic : PartBase {
+  std::string vendor;                ///< "nvidia", "broadcom", "intel"
+  std::vector<std::string> fabrics;  ///< link layers it speaks
+  int ports = 1;
+  double port_gbps = 0;  ///< line rate per port, Gb/s
+  std::string form;      ///< port cage: "osfp", "qsfp112", "qsfp56", "qsfp28"
+  int pcie_gen = 0;
+  int pcie_lanes = 16;
+  double power_w = 0;  ///< maximum, without the transceivers
+};
+
+struct Switch : PartBase {
+  std::string vendor;
+  std::vector<std::string> fabrics;
+  int ports = 0;  ///< ports at port_gbps (a twin-port OSFP cage counts as two)
+  double port_gbps = 0;
+  std::string form;  ///< cage: "osfp", "qsfp56", "qsfp28"
+  int rack_units = 1;
+  double power_w = 0;  ///< maximum, without the transceivers
+};
+
+/// A transceiver (one end of an optical link), a passive fiber between two
+/// transceivers, or a cable with its ends attached (DAC copper, AOC optical).
+struct Cable : PartBase {
+  std::string kind;  ///< "transceiver", "fiber", "dac", "aoc"
+  std::vector<std::string> fabrics;
+  std::string form;  ///< cage it plugs into ("mpo" for a fiber's connector)
+  double gbps = 0;   ///< per link
+  int links = 1;     ///< links one unit serves (a twin-port OSFP transceiver: 2)
+  double length_m = 0;
+  double power_w = 0;  ///< whole unit (a DAC/AOC: both ends)
+};
+
 enum class ModelKind { transformer, cnn };
 
 struct ModelPreset {

@@ -19,6 +19,9 @@ using ojson = nlohmann::ordered_json;
 [[nodiscard]] ojson to_json(const Psu& p);
 [[nodiscard]] ojson to_json(const Cooling& c);
 [[nodiscard]] ojson to_json(const CpuCooler& c);
+[[nodiscard]] ojson to_json(const Nic& n);
+[[nodiscard]] ojson to_json(const Switch& s);
+[[nodiscard]] ojson to_json(const Cable& c);
 [[nodiscard]] ojson to_json(const ModelPreset& m);
 [[nodiscard]] ojson to_json(const CloudPrice& c);
 

@@ -118,6 +118,9 @@ struct Query {
   Pinned pinned;
   int top = 10;                               ///< layouts returned (0: all)
   const catalog::Catalog* catalog = nullptr;  ///< cloud prices for the cost objectives
+  /// The links when the caller knows them (recommend's clusters: their
+  /// servers' GPU count and NICs); else network_of() the GPU.
+  std::optional<Network> network;
 };
 
 /// A priced layout on one GPU type.

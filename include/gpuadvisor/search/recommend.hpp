@@ -16,7 +16,9 @@
 #include "gpuadvisor/rules/finding.hpp"
 #include "gpuadvisor/rules/region.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
+#include "gpuadvisor/search/bom.hpp"
 #include "gpuadvisor/search/cloud.hpp"
+#include "gpuadvisor/search/cluster.hpp"
 #include "gpuadvisor/search/search.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
@@ -68,16 +70,7 @@ struct Request {
   double utilisation = kDefaultUtilisation;       ///< --utilisation: share of it the build trains
   double max_days = kDefaultMaxDays;              ///< --max-days: longer runs get the comparison
   std::optional<double> pue;  ///< default by platform kind (kRackPue, kTowerPue)
-};
-
-/// One line of the bill of materials.
-struct BomLine {
-  std::string category;  ///< "gpu", "platform", "cpu", "memory", "storage", "psu", "cooling"
-  std::string id, name;
-  int count = 1;
-  double unit_usd = 0;
-  double total_usd = 0;
-  std::string note;  ///< "included with the platform"
+  ClusterRequest cluster;     ///< --nodes, --rack-power, --fabric
 };
 
 struct PowerBudget {
@@ -156,6 +149,7 @@ struct Recommendation {
   std::optional<NoFit> no_fit;           ///< when builds is empty
   std::vector<std::string> notes;        ///< e.g. "only 2 builds fit the budget"
   std::vector<CloudOption> cloud;        ///< the job on the catalog's cloud GPUs, cheapest first
+  std::optional<Cluster> cluster;        ///< the multi-node build (search/cluster.hpp)
   SearchStats stats;
 };
 

@@ -133,7 +133,8 @@ TEST_CASE("a prices overlay replaces the price of a named part", "[catalog][pric
   REQUIRE_FALSE(r);
   CHECK(r.error().at(0).str() ==
         "top.json: prices[0].category: expected a category of priced parts (gpu, cpu, "
-        "platform, memory, storage, psu, cooling, cpu_cooler), got \"model\"");
+        "platform, memory, storage, psu, cooling, cpu_cooler, nic, switch, cable), got "
+        "\"model\"");
 }
 
 TEST_CASE("a renamed part keeps its former id as an alias", "[catalog][aliases]") {

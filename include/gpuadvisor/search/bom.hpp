@@ -1,0 +1,19 @@
+#pragma once
+/// A line of a bill of materials: a recommended server's parts, a cluster's
+/// network parts.
+#include <string>
+
+namespace gpuadvisor::search {
+
+struct BomLine {
+  /// "gpu", "platform", "cpu", "memory", "storage", "psu", "cooling"; a
+  /// cluster's "nic", "switch", "cable"
+  std::string category;
+  std::string id, name;
+  int count = 1;
+  double unit_usd = 0;
+  double total_usd = 0;
+  std::string note;  ///< "included with the platform"
+};
+
+}  // namespace gpuadvisor::search
