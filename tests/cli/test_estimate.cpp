@@ -180,3 +180,31 @@ TEST_CASE("estimate: --help shows the workload flags and examples", "[cli][estim
   CHECK_THAT(r.out, Catch::Contains("--model-size") && Catch::Contains("--grad-checkpointing") &&
                         Catch::Contains("Examples:"));
 }
+
+TEST_CASE("estimate: --flash-attention off stores the attention scores", "[cli][estimate]") {
+  // Eager attention (HF attn_implementation="eager", Megatron-LM before
+  // --use-flash-attn) keeps the 5·a·s² bytes of scores per layer.
+  const std::vector<std::string> base{"estimate", "--model",  "llama-3-8b", "--seq-len", "4096",
+                                      "--gpu",    "h100-sxm", "--format",   "json"};
+  auto on = run(base);
+  auto args = base;
+  args.insert(args.end(), {"--flash-attention", "off"});
+  auto off = run(args);
+  REQUIRE(on.exit_code == 0);
+  REQUIRE(off.exit_code == 0);
+  const auto jon = nlohmann::json::parse(on.out);
+  const auto joff = nlohmann::json::parse(off.out);
+  CHECK(joff["workload"]["architecture"]["flash_attention"] == false);
+  // 32 layers x 5 bytes x 32 heads x 4096^2, the scores of one sequence.
+  CHECK(joff["memory"]["per_gpu_bytes"]["activations"].get<double>() -
+            jon["memory"]["per_gpu_bytes"]["activations"].get<double>() ==
+        Approx(32.0 * 5 * 32 * 4096 * 4096).margin(1));
+  bool said = false;
+  for (const auto& a : joff["assumptions"])
+    said = said || a == "no flash attention (--flash-attention): 5·a·s²·b bytes of scores per "
+                        "layer are stored";
+  CHECK(said);
+  auto bad = run({"estimate", "--model", "llama-3-8b", "--flash-attention", "maybe"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--flash-attention"));
+}
