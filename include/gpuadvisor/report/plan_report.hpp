@@ -21,7 +21,12 @@ struct PlanReport {
 [[nodiscard]] std::string plan_text(const PlanReport& r, std::size_t width);
 [[nodiscard]] nlohmann::ordered_json plan_json(const PlanReport& r);
 
-/// "TP 8 · PP 16 (v 4) · DP 128", the layout's short form.
+/// A layout's degrees and a step's seconds term by term, as plan's and
+/// estimate's JSON both show them.
+[[nodiscard]] nlohmann::ordered_json layout_json(const plan::Layout& l);
+[[nodiscard]] nlohmann::ordered_json step_json(const plan::StepCost& c);
+
+/// "TP 8+SP PP 16x4 DP 128", the layout's short form.
 [[nodiscard]] std::string layout_summary(const plan::Layout& l);
 
 }  // namespace gpuadvisor::report

@@ -2,7 +2,6 @@
 // every problem listed at its JSON path; overlays layer by id.
 #include <catch2/catch.hpp>
 
-
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"

@@ -3,7 +3,6 @@
 // prices of named parts; renamed parts answer to their former ids.
 #include <catch2/catch.hpp>
 
-
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
