@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
+#include "layout_flags.hpp"
 #include "workload_flags.hpp"
 
 namespace gpuadvisor::cli {
@@ -11,13 +12,38 @@ namespace {
 
 const std::vector<std::string> kFormats{"text", "json", "html"};
 
-ExitCode run_estimate(const Globals& g, const WorkloadFlags& flags) {
+struct EstimateFlags {
+  WorkloadFlags w;
+  LayoutFlags layout;
+};
+
+/// --tp/--pp/--cp/...: the layout on w's GPU (appending its assumptions to w).
+std::optional<plan::Layout> layout_of(workload::Workload& w, const EstimateFlags& flags,
+                                      const catalog::Catalog& cat) {
+  const auto in = to_layout_input(flags.layout);
+  if (!in.any()) return std::nullopt;
+  const auto* gpu = w.gpu ? cat.gpu(*w.gpu) : nullptr;
+  if (gpu == nullptr)
+    throw InputError(Diagnostic{in.tp                  ? "--tp"
+                                : in.pp                ? "--pp"
+                                : in.vp                ? "--vp"
+                                : in.cp                ? "--cp"
+                                : in.sequence_parallel ? "--sequence-parallel"
+                                                       : "--global-batch",
+                                "", "a parallel layout is priced on one GPU type: give --gpu"});
+  auto l = plan::make_layout(w, *gpu, in, workload::Origin::flags(), &w.assumptions);
+  if (!l) throw InputError(std::move(l.error()));
+  return *l;
+}
+
+ExitCode run_estimate(const Globals& g, const EstimateFlags& flags) {
   require_format(g, "estimate", kFormats);
-  const auto input = to_input(flags);
+  const auto input = to_input(flags.w);
   const auto cat = load_catalog(g);
   auto w = workload::resolve(input, cat, workload::Origin::flags());
   if (!w) throw InputError(std::move(w.error()));
-  const auto e = report::make_estimate(*w, cat);
+  const auto layout = layout_of(*w, flags, cat);
+  const auto e = report::make_estimate(*w, cat, layout);
   if (g.format == "json")
     emit(g, report::estimate_json(e).dump(2) + "\n");
   else if (g.format == "html")
@@ -34,7 +60,7 @@ ExitCode run_estimate(const Globals& g, const WorkloadFlags& flags) {
 }  // namespace
 
 void register_estimate(CLI::App& app, Globals& g, Registry& r) {
-  auto flags = std::make_shared<WorkloadFlags>();
+  auto flags = std::make_shared<EstimateFlags>();
   CLI::App* cmd = app.add_subcommand(
       "estimate", "Memory per GPU, fit, time and energy of a training or inference job");
   cmd->footer(R"(
@@ -47,11 +73,17 @@ Examples:
   gpuadvisor estimate --model llama-2-70b --task inference --seq-len 4096 --batch-size 8
   gpuadvisor estimate --model llama-3-70b --tokens 15T --gpu h100-sxm --gpus 1024
   gpuadvisor estimate --model resnet-50 --gpu a100-80gb-sxm --batch-size 256 --format json
+  gpuadvisor estimate --model-size 175B --layers 96 --hidden 12288 --heads 96 --gpu a100-80gb-sxm \
+      --gpus 64 --tp 8 --pp 8 --sequence-parallel on --global-batch 64
 
 Exit codes: 0 an estimate (with --gpu: the job fits, as given or with the
 listed changes), 1 with --gpu: it does not fit that GPU even with changes,
 2 bad input.)");
-  add_workload_flags(cmd, *flags, /*with_gpu=*/true, "pretrain");
+  add_workload_flags(cmd, flags->w, /*with_gpu=*/true, "pretrain");
+  add_layout_flags(cmd->add_option_group("Parallel layout",
+                                         "The run's tensor/pipeline/context parallel layout "
+                                         "(needs --gpu; priced by plan's layout cost model)"),
+                   flags->layout, LayoutUse::run);
   r.add(cmd, kFormats, [&g, flags] { return run_estimate(g, *flags); });
 }
 

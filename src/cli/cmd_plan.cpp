@@ -18,6 +18,7 @@
 #include "gpuadvisor/plan/emit.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "layout_flags.hpp"
 #include "workload_flags.hpp"
 
 namespace gpuadvisor::cli {
@@ -28,8 +29,9 @@ const std::vector<std::string> kFormats{"text", "json", "html"};
 struct PlanFlags {
   WorkloadFlags w;
   std::vector<std::string> gpu;
-  std::optional<std::string> gpus, nodes, deadline, global_batch, max_batch_tokens, tp, pp, vp, cp,
-      dp, micro_batch, recompute, sequence_parallel, output_dir;
+  LayoutFlags layout;
+  std::optional<std::string> gpus, nodes, deadline, max_batch_tokens, dp, micro_batch, recompute,
+      output_dir;
   std::string objective = "time";
   std::vector<std::string> emit;
   int top = 10;
@@ -40,22 +42,15 @@ struct PlanFlags {
   throw InputError(Diagnostic{std::string(flag), "", std::move(message)});
 }
 
-int whole(const std::string& text, std::string_view flag, long long lo, long long hi) {
-  const auto v = parse_count(text);
-  if (!v || *v != std::floor(*v) || *v < static_cast<double>(lo) || *v > static_cast<double>(hi))
-    bad(flag, fmt::format("expected a whole number from {} to {}, got \"{}\"", lo, hi, text));
-  return static_cast<int>(*v);
-}
-
 /// "N" or "MIN-MAX".
 std::pair<int, int> range(const std::string& text, std::string_view flag, int hi) {
   const auto dash = text.find('-');
   if (dash == std::string::npos || dash == 0) {
-    const int n = whole(text, flag, 1, hi);
+    const int n = whole_number(text, flag, 1, hi);
     return {n, n};
   }
-  const int a = whole(text.substr(0, dash), flag, 1, hi);
-  const int b = whole(text.substr(dash + 1), flag, 1, hi);
+  const int a = whole_number(text.substr(0, dash), flag, 1, hi);
+  const int b = whole_number(text.substr(dash + 1), flag, 1, hi);
   if (a > b) bad(flag, fmt::format("expected MIN-MAX with MIN <= MAX, got \"{}\"", text));
   return {a, b};
 }
@@ -134,7 +129,8 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   if (f.deadline) q.deadline_hours = duration_hours(*f.deadline);
   if (q.objective == plan::Objective::cost_under_deadline && !q.deadline_hours)
     bad("--objective", "cost-under-deadline needs --deadline");
-  if (f.global_batch) q.global_batch = whole(*f.global_batch, "--global-batch", 1, 100'000'000);
+  const auto layout = to_layout_input(f.layout);
+  if (layout.global_batch) q.global_batch = static_cast<int>(*layout.global_batch);
   if (f.max_batch_tokens) {
     const auto v = parse_count(*f.max_batch_tokens);
     if (!v || *v < 1)
@@ -144,23 +140,22 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   }
   if (f.w.goodput) q.goodput = q.w.goodput;
   auto& pin = q.pinned;
-  if (f.tp) pin.tp = whole(*f.tp, "--tp", 1, 1024);
-  if (f.pp) pin.pp = whole(*f.pp, "--pp", 1, 1024);
-  if (f.vp) pin.vp = whole(*f.vp, "--vp", 1, 1024);
-  if (f.cp) pin.cp = whole(*f.cp, "--cp", 1, 1024);
-  if (f.dp) pin.dp = whole(*f.dp, "--dp", 1, 100'000);
-  if (f.micro_batch) pin.micro_batch = whole(*f.micro_batch, "--micro-batch", 1, 8);
+  auto narrow = [](const std::optional<std::int64_t>& v) -> std::optional<int> {
+    if (!v) return std::nullopt;
+    return static_cast<int>(*v);
+  };
+  pin.tp = narrow(layout.tp);
+  pin.pp = narrow(layout.pp);
+  pin.vp = narrow(layout.vp);
+  pin.cp = narrow(layout.cp);
+  if (f.dp) pin.dp = whole_number(*f.dp, "--dp", 1, 100'000);
+  if (f.micro_batch) pin.micro_batch = whole_number(*f.micro_batch, "--micro-batch", 1, 8);
   if (f.recompute) {
     pin.recompute = plan::parse_recompute(*f.recompute);
     if (!pin.recompute)
       bad("--recompute", fmt::format("expected none, selective or full, got \"{}\"", *f.recompute));
   }
-  if (f.sequence_parallel) {
-    pin.sp = workload::parse_switch(*f.sequence_parallel);
-    if (!pin.sp)
-      bad("--sequence-parallel",
-          fmt::format("expected on or off, got \"{}\"", *f.sequence_parallel));
-  }
+  pin.sp = layout.sequence_parallel;
   if (f.w.sharding) pin.sharding = q.w.sharding;
   q.top = f.top;
   q.catalog = &cat;
@@ -286,9 +281,6 @@ Exit codes: 0 a plan, 1 no layout fits (or meets the deadline), 2 bad input.)");
           ->type_name("OBJ"),
       {"time", "cost", "cost-under-deadline"});
   c->add_option("--deadline", f->deadline, "Wall-clock limit: 2000h, 90d, 12w")->type_name("TIME");
-  c->add_option("--global-batch", f->global_batch,
-                "Sequences per optimizer step (default: the largest within --max-batch-tokens)")
-      ->type_name("N");
   c->add_option("--max-batch-tokens", f->max_batch_tokens,
                 "Largest global batch in tokens (default 16M, Llama 3 405B's)")
       ->type_name("N");
@@ -296,18 +288,12 @@ Exit codes: 0 a plan, 1 no layout fits (or meets the deadline), 2 bad input.)");
       ->type_name("N")
       ->check(CLI::Range(0, 100000));
   auto* p = cmd->add_option_group("Layout", "Pin a dimension; the search varies the rest");
-  p->add_option("--tp", f->tp, "Tensor parallel degree")->type_name("N");
-  p->add_option("--pp", f->pp, "Pipeline stages")->type_name("N");
-  p->add_option("--vp", f->vp, "Interleaved chunks per pipeline stage")->type_name("N");
-  p->add_option("--cp", f->cp, "Context parallel degree")->type_name("N");
+  add_layout_flags(p, f->layout, LayoutUse::pin);
   p->add_option("--dp", f->dp, "Data parallel degree")->type_name("N");
   p->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch: 1, 2, 4 or 8")
       ->type_name("N");
   set_choices(p->add_option("--recompute", f->recompute, "none, selective or full")->type_name("R"),
               {"none", "selective", "full"});
-  set_choices(
-      p->add_option("--sequence-parallel", f->sequence_parallel, "on or off")->type_name("on|off"),
-      {"on", "off"});
   auto* e = cmd->add_option_group("Launch files", "What to run the best plan with");
   set_choices(e->add_option(
                    "--emit", f->emit,

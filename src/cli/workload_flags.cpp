@@ -196,6 +196,11 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(a, "--kv-heads", f.kv_heads, "Key/value heads (grouped-query attention)", "K");
   opt(a, "--ffn", f.ffn, "Feed-forward inner size", "F");
   opt(a, "--vocab", f.vocab, "Vocabulary size", "V");
+  set_choices(opt(a, "--flash-attention", f.flash_attention,
+                  "on: fused attention never stores the scores (the preset's choice; on for a "
+                  "shape from flags); off: eager attention stores them",
+                  "on|off"),
+              {"on", "off"});
 }
 
 std::vector<std::string> workload_args(const WorkloadFlags& f) {
@@ -230,6 +235,7 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--kv-heads", &f.kv_heads},
       {"--ffn", &f.ffn},
       {"--vocab", &f.vocab},
+      {"--flash-attention", &f.flash_attention},
   };
   std::vector<std::string> out;
   for (const auto& [name, value] : flags) {
@@ -304,6 +310,8 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
                                  parse_switch(text(f.activation_offload)), "on or off");
   in.nf4_double_quant = choice(f.nf4_double_quant, "--nf4-double-quant",
                                parse_switch(text(f.nf4_double_quant)), "on or off");
+  in.flash_attention = choice(f.flash_attention, "--flash-attention",
+                              parse_switch(text(f.flash_attention)), "on or off");
   in.lora_fp32 = choice(f.lora_dtype, "--lora-dtype", parse_fp32_or(text(f.lora_dtype), "bf16"),
                         "fp32 or bf16");
   if (f.lora_targets) {

@@ -90,30 +90,38 @@ Network network_of(const catalog::Gpu& g) {
   return n;
 }
 
-std::string invalid_reason(const workload::Workload& w, const Layout& l, const Network& net) {
+Invalid invalid(const workload::Workload& w, const Layout& l, const Network& net) {
   const auto& a = w.arch;
   const int kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
   if (l.tp < 1 || l.pp < 1 || l.vp < 1 || l.cp < 1 || l.dp < 1 || l.micro_batch < 1)
-    return "every degree is at least 1";
+    return {"tp", "every degree is at least 1"};
   if (l.tp > net.domain)
-    return fmt::format("tensor parallel {} exceeds the {}-GPU NVLink domain", l.tp, net.domain);
+    return {"tp",
+            fmt::format("tensor parallel {} exceeds the {}-GPU NVLink domain", l.tp, net.domain)};
   if (a.heads % l.tp != 0 || kv % l.tp != 0)
-    return "attention heads and KV heads must divide by tensor parallel (Megatron-LM)";
-  if (l.pp > a.layers) return "more pipeline stages than layers";
+    return {"tp", "attention heads and KV heads must divide by tensor parallel (Megatron-LM)"};
+  if (l.pp > a.layers) return {"pp", "more pipeline stages than layers"};
   if (l.vp > 1 && (l.pp == 1 || ((a.layers + l.pp - 1) / l.pp) % l.vp != 0))
-    return "interleaving needs pipeline stages and the layers of a stage divisible by chunks";
+    return {"vp",
+            "interleaving needs pipeline stages and the layers of a stage divisible by chunks"};
   if (l.vp > 1 && l.micro_batches() % l.pp != 0)
-    return "the interleaved schedule needs micro-batches divisible by pipeline stages";
+    return {"vp", "the interleaved schedule needs micro-batches divisible by pipeline stages"};
   if (l.cp > 1 && (!a.flash_attention || w.seq_len % (2 * l.cp) != 0))
-    return "context parallel needs fused attention and a sequence divisible by 2 x cp";
-  if (l.sp && l.tp == 1) return "sequence parallelism needs tensor parallelism";
+    return {"cp", "context parallel needs fused attention and a sequence divisible by 2 x cp"};
+  if (l.sp && l.tp == 1)
+    return {"sequence_parallel", "sequence parallelism needs tensor parallelism"};
   if (l.sharding >= Sharding::zero2 && l.pp > 1)
-    return "ZeRO-2/3 do not combine with pipeline parallelism (DeepSpeed, Megatron-LM)";
+    return {"sharding",
+            "ZeRO-2/3 do not combine with pipeline parallelism (DeepSpeed, Megatron-LM)"};
   if (l.recompute == Recompute::selective && a.flash_attention)
-    return "selective recompute is what flash attention already does";
+    return {"recompute", "selective recompute is what flash attention already does"};
   if (l.global_batch % (l.micro_batch * l.dp) != 0 || l.micro_batches() < 1)
-    return "global batch must be a multiple of micro-batch x data parallel";
+    return {"global_batch", "global batch must be a multiple of micro-batch x data parallel"};
   return {};
+}
+
+std::string invalid_reason(const workload::Workload& w, const Layout& l, const Network& net) {
+  return invalid(w, l, net).reason;
 }
 
 namespace detail {

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "estimate_layout.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "serving_report.hpp"
@@ -222,14 +224,18 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
   const auto& w = e.workload;
   std::string out;
   if (e.gpu) {
-    out += fmt::format("Memory per GPU on {} ({} usable)\n", terminal_safe(e.gpu->id),
-                       format_bytes(available_bytes(*e.gpu)));
+    out += fmt::format("Memory per GPU on {} ({} usable){}\n", terminal_safe(e.gpu->id),
+                       format_bytes(available_bytes(*e.gpu)),
+                       e.layout ? ", fullest pipeline stage" : "");
   } else {
     out += "Memory per GPU\n";
   }
   for (const auto& t : kTerms) {
     const double v = m.*t.field;
-    const std::string note = term_note(w, m, t.name);
+    const std::string note = e.layout && std::string_view(t.name) != "logits and loss" &&
+                                     std::string_view(t.name) != "overhead"
+                                 ? layout_term_note(w, *e.layout, m, t.name)
+                                 : term_note(w, m, t.name);
     out += fmt::format("  {:<18}{:>11}  {}", t.name, bytes_or_dash(v), note);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
@@ -307,12 +313,19 @@ ojson compute_json(const ComputeEstimate& c) {
 
 }  // namespace
 
-Estimate make_estimate(const Workload& w, const catalog::Catalog& cat) {
+Estimate make_estimate(const Workload& w, const catalog::Catalog& cat,
+                       const std::optional<plan::Layout>& layout) {
   Estimate e;
   e.workload = w;
   e.gpus = w.gpus;
   if (w.gpu) {
     if (const auto* g = cat.gpu(*w.gpu)) e.gpu = *g;
+  }
+  if (layout && e.gpu) {
+    e.layout = plan::estimate_layout(w, *e.gpu, *layout);
+    e.memory = e.layout->fit.memory;
+    e.rows.push_back({*e.gpu, e.layout->fit, e.layout->compute, std::nullopt});
+    return e;
   }
   catalog::Gpu generic;
   generic.id = "generic";
@@ -368,6 +381,8 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
             ? fmt::format(", gradient checkpointing {}", w.grad_checkpointing ? "on" : "off")
             : "");
   }
+  if (e.layout)
+    out += wrap(fmt::format("  {:<12}", "layout"), layout_line(*e.layout), wrap_at, 14) + "\n";
   out += "\n" + memory_section(e, e.memory);
 
   if (e.gpu && !e.rows.empty()) {
@@ -520,6 +535,12 @@ ojson estimate_json(const Estimate& e) {
         {"active", w.counts.active},
         {"trainable", whole(w.counts.trainable)},
         {"adapters", whole(w.counts.adapters)}}}};
+  if (e.layout) {
+    j["layout"] = layout_json(e.layout->layout);
+    j["layout"]["step_seconds"] = step_json(e.layout->cost);
+  } else {
+    j["layout"] = nullptr;
+  }
   j["memory"] = {{"gpu", e.gpu ? ojson(e.gpu->id) : ojson(nullptr)},
                  {"gpus", w.gpus},
                  {"per_gpu_bytes", memory_json(e.memory)}};

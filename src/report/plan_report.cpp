@@ -30,6 +30,30 @@ const char* exhaustive_text =
 
 std::string_view plan_exhaustive_text() { return exhaustive_text; }
 
+ojson layout_json(const plan::Layout& l) {
+  return {{"tensor_parallel", l.tp},
+          {"pipeline_parallel", l.pp},
+          {"virtual_stages", l.vp},
+          {"context_parallel", l.cp},
+          {"data_parallel", l.dp},
+          {"sequence_parallel", l.sp},
+          {"sharding", workload::to_string(l.sharding)},
+          {"recompute", plan::to_string(l.recompute)},
+          {"micro_batch", l.micro_batch},
+          {"global_batch", l.global_batch},
+          {"micro_batches", l.micro_batches()}};
+}
+
+ojson step_json(const plan::StepCost& c) {
+  return {{"total", round_significant(c.step)},
+          {"compute", round_significant(c.compute)},
+          {"tensor_parallel", round_significant(c.tp_comm)},
+          {"context_parallel", round_significant(c.cp_comm)},
+          {"pipeline_sends", round_significant(c.pp_comm)},
+          {"bubble", round_significant(c.bubble)},
+          {"data_parallel", round_significant(c.dp_comm)}};
+}
+
 std::string layout_summary(const plan::Layout& l) {
   std::string s = fmt::format("TP {}{}", l.tp, l.sp ? "+SP" : "");
   if (l.pp > 1) s += fmt::format(" PP {}{}", l.pp, l.vp > 1 ? fmt::format("x{}", l.vp) : "");
@@ -156,26 +180,8 @@ ojson plan_json(const PlanReport& r) {
               {"nodes", p.nodes},
               {"gpus_per_node", p.gpus_per_node},
               {"gpus", l.gpus()},
-              {"layout",
-               {{"tensor_parallel", l.tp},
-                {"pipeline_parallel", l.pp},
-                {"virtual_stages", l.vp},
-                {"context_parallel", l.cp},
-                {"data_parallel", l.dp},
-                {"sequence_parallel", l.sp},
-                {"sharding", workload::to_string(l.sharding)},
-                {"recompute", plan::to_string(l.recompute)},
-                {"micro_batch", l.micro_batch},
-                {"global_batch", l.global_batch},
-                {"micro_batches", l.micro_batches()}}},
-              {"step_seconds",
-               {{"total", round_significant(c.step)},
-                {"compute", round_significant(c.compute)},
-                {"tensor_parallel", round_significant(c.tp_comm)},
-                {"context_parallel", round_significant(c.cp_comm)},
-                {"pipeline_sends", round_significant(c.pp_comm)},
-                {"bubble", round_significant(c.bubble)},
-                {"data_parallel", round_significant(c.dp_comm)}}},
+              {"layout", layout_json(l)},
+              {"step_seconds", step_json(c)},
               {"memory_bytes",
                {{"device", std::round(m.device)},
                 {"usable", std::round(c.usable_bytes)},

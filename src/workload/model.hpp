@@ -108,4 +108,8 @@ struct CommCost {
 /// Step time when `comm` partly overlaps `compute` (k::kCommOverlap).
 [[nodiscard]] double overlapped(double compute, double comm);
 
+/// The assumption resolve() records for training on several GPUs without
+/// sharding (a parallel layout replaces it: plan::make_layout).
+[[nodiscard]] std::string plain_data_parallel_assumption(int gpus);
+
 }  // namespace gpuadvisor::workload::detail

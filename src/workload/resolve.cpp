@@ -111,6 +111,12 @@ class Resolver {
   gpuadvisor::expected<Workload, Diagnostics> run() {
     resolve_model();
     if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
+    if (in_.flash_attention) {
+      if (w_.arch.kind == catalog::ModelKind::cnn)
+        error("flash_attention", "applies to transformers; a CNN has no attention");
+      else
+        w_.arch.flash_attention = *in_.flash_attention;
+    }
     resolve_gpu();
     resolve_task_and_precision();
     resolve_sizes();
@@ -646,9 +652,12 @@ class Resolver {
     const auto& a = w_.arch;
     const bool cnn = a.kind == catalog::ModelKind::cnn;
     if (!cnn && w_.training()) {
+      const std::string why = in_.flash_attention ? flag("flash_attention") : "preset";
       assume(a.flash_attention
                  ? "flash attention: attention scores are never stored"
-                 : "no flash attention (preset): 5·a·s²·b bytes of scores per layer are stored");
+                 : fmt::format("no flash attention ({}): 5·a·s²·b bytes of scores per layer are "
+                               "stored",
+                               why));
     }
     if ((w_.task == Task::pretrain || w_.task == Task::finetune) && w_.master_weights) {
       switch (w_.precision) {
@@ -693,8 +702,7 @@ class Resolver {
           "fragmentation");
     }
     if (w_.gpus > 1 && w_.training() && w_.sharding == Sharding::none) {
-      assume(fmt::format("{} GPUs as plain data parallel: every GPU holds full model states",
-                         w_.gpus));
+      assume(detail::plain_data_parallel_assumption(w_.gpus));
     }
   }
 
@@ -707,6 +715,10 @@ class Resolver {
 };
 
 }  // namespace
+
+std::string detail::plain_data_parallel_assumption(int gpus) {
+  return fmt::format("{} GPUs as plain data parallel: every GPU holds full model states", gpus);
+}
 
 gpuadvisor::expected<Workload, Diagnostics> resolve(const WorkloadInput& in,
                                                     const catalog::Catalog& cat,

@@ -180,3 +180,127 @@ TEST_CASE("estimate: --help shows the workload flags and examples", "[cli][estim
   CHECK_THAT(r.out, Catch::Contains("--model-size") && Catch::Contains("--grad-checkpointing") &&
                         Catch::Contains("Examples:"));
 }
+
+TEST_CASE("estimate: --tp/--pp price the run's layout as plan does", "[cli][estimate][layout]") {
+  // The same layout pinned in plan and given to estimate: the same speed.
+  const std::vector<std::string> model{"--model",
+                                       "llama-3.1-405b",
+                                       "--tokens",
+                                       "15T",
+                                       "--gpu",
+                                       "h100-sxm",
+                                       "--gpus",
+                                       "8192",
+                                       "--sharding",
+                                       "zero1",
+                                       "--tp",
+                                       "8",
+                                       "--pp",
+                                       "16",
+                                       "--vp",
+                                       "8",
+                                       "--sequence-parallel",
+                                       "on",
+                                       "--grad-checkpointing",
+                                       "full",
+                                       "--global-batch",
+                                       "2048",
+                                       "--format",
+                                       "json"};
+  auto est = model;
+  est.insert(est.begin(), "estimate");
+  auto p = model;
+  p.insert(p.begin(), "plan");
+  // What estimate derives (--grad-checkpointing full is --recompute full).
+  for (const char* pin : {"--cp", "1", "--micro-batch", "1", "--recompute", "full"})
+    p.emplace_back(pin);
+  const auto e = run(est);
+  REQUIRE(e.exit_code == 0);
+  const auto pl = run(p);
+  REQUIRE(pl.exit_code == 0);
+  const auto je = nlohmann::json::parse(e.out);
+  const auto jp = nlohmann::json::parse(pl.out);
+  CHECK(je["layout"]["data_parallel"] == 64);
+  CHECK(je["layout"]["micro_batches"] == 32);
+  // The same layout and step as plan's, key for key.
+  auto layout = je["layout"];
+  layout.erase("step_seconds");
+  CHECK(layout == jp["plans"][0]["layout"]);
+  CHECK(je["layout"]["step_seconds"] == jp["plans"][0]["step_seconds"]);
+  CHECK(je["compute"]["tokens_per_second"] == jp["plans"][0]["tokens_per_second"]);
+
+  auto text = run({"estimate",
+                   "--model-size",
+                   "175B",
+                   "--layers",
+                   "96",
+                   "--hidden",
+                   "12288",
+                   "--heads",
+                   "96",
+                   "--gpu",
+                   "a100-80gb-sxm",
+                   "--gpus",
+                   "64",
+                   "--tp",
+                   "8",
+                   "--pp",
+                   "8",
+                   "--sequence-parallel",
+                   "on",
+                   "--global-batch",
+                   "64"});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("  layout      TP 8+SP PP 8 DP 1, recompute none, 64 "
+                                       "micro-batches of 1 per"));
+  CHECK_THAT(text.out, Catch::Contains("(78.8 GiB usable), fullest pipeline stage\n"));
+}
+
+TEST_CASE("estimate: a layout needs --gpu, full training and dividing degrees",
+          "[cli][estimate][layout]") {
+  auto r = run({"estimate", "--model", "llama-3-8b", "--gpus", "16", "--tp", "8"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "gpuadvisor: error: --tp: a parallel layout is priced on one GPU type: give --gpu\n");
+  r = run({"estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "12", "--tp", "8"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "gpuadvisor: error: --gpus: tp x pp x cp = 8 must divide the 12 GPUs (the rest "
+        "is data parallel)\n");
+  r = run({"estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--task", "lora", "--tp", "2",
+           "--gpus", "2"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("gpuadvisor: error: --tp: a parallel layout is for full "
+                                      "training"));
+  r = run({"estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "two"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "gpuadvisor: error: --tp: expected a whole number from 1 to 1024, got \"two\"\n");
+}
+
+TEST_CASE("estimate: --flash-attention off stores the attention scores", "[cli][estimate]") {
+  // Eager attention (HF attn_implementation="eager", Megatron-LM before
+  // --use-flash-attn) keeps the 5·a·s² bytes of scores per layer.
+  const std::vector<std::string> base{"estimate", "--model",  "llama-3-8b", "--seq-len", "4096",
+                                      "--gpu",    "h100-sxm", "--format",   "json"};
+  auto on = run(base);
+  auto args = base;
+  args.insert(args.end(), {"--flash-attention", "off"});
+  auto off = run(args);
+  REQUIRE(on.exit_code == 0);
+  REQUIRE(off.exit_code == 0);
+  const auto jon = nlohmann::json::parse(on.out);
+  const auto joff = nlohmann::json::parse(off.out);
+  CHECK(joff["workload"]["architecture"]["flash_attention"] == false);
+  // 32 layers x 5 bytes x 32 heads x 4096^2, the scores of one sequence.
+  CHECK(joff["memory"]["per_gpu_bytes"]["activations"].get<double>() -
+            jon["memory"]["per_gpu_bytes"]["activations"].get<double>() ==
+        Approx(32.0 * 5 * 32 * 4096 * 4096).margin(1));
+  bool said = false;
+  for (const auto& a : joff["assumptions"])
+    said = said || a == "no flash attention (--flash-attention): 5·a·s²·b bytes of scores per "
+                        "layer are stored";
+  CHECK(said);
+  auto bad = run({"estimate", "--model", "llama-3-8b", "--flash-attention", "maybe"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--flash-attention"));
+}

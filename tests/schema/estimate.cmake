@@ -40,3 +40,6 @@ gpuadvisor_schema_test(estimate_deepseek_v3_serving estimate.schema.json 0
 gpuadvisor_schema_test(estimate_model_config_mla estimate.schema.json 0
   estimate --model-config tests/data/model-configs/deepseek-v2-lite/config.json --task lora
   --gpu h100-sxm --format json)
+gpuadvisor_schema_test(estimate_layout_gpt3 estimate.schema.json 0
+  estimate --model-size 175B --layers 96 --hidden 12288 --heads 96 --gpu a100-80gb-sxm --gpus 64
+  --tp 8 --pp 8 --sequence-parallel on --global-batch 64 --format json)

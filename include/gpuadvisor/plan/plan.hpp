@@ -87,8 +87,16 @@ struct StepCost {
 [[nodiscard]] StepCost evaluate(const workload::Workload& w, const catalog::Gpu& g, const Layout& l,
                                 const Network& net);
 
-/// Why a layout cannot run at all (divisibility, domain, framework limits);
-/// empty when it can.
+/// Why a layout cannot run at all (divisibility, domain, framework limits),
+/// and the layout field that breaks the rule ("tp", "pp", "vp", "cp",
+/// "sequence_parallel", "sharding", "recompute", "global_batch"); both empty
+/// when it can run.
+struct Invalid {
+  std::string_view field;
+  std::string reason;
+};
+[[nodiscard]] Invalid invalid(const workload::Workload& w, const Layout& l, const Network& net);
+/// invalid(...).reason.
 [[nodiscard]] std::string invalid_reason(const workload::Workload& w, const Layout& l,
                                          const Network& net);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/plan/layout_estimate.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::report {
@@ -28,11 +29,15 @@ struct Estimate {
   int gpus = 1;
   workload::MemoryBreakdown memory;  ///< per GPU (on --gpu; else on a GPU with FP8 support)
   std::vector<EstimateGpuRow> rows;  ///< the given GPU only, or every catalog GPU
+  /// --tp/--pp/--cp: the run priced at its layout (the one row's compute, fit and memory).
+  std::optional<plan::LayoutEstimate> layout;
 };
 
 /// Computes memory, fit and compute for `w`: on w.gpu if set, else on every
-/// GPU of `cat`.
-[[nodiscard]] Estimate make_estimate(const workload::Workload& w, const catalog::Catalog& cat);
+/// GPU of `cat`. With a `layout` (w.gpu must be set), the layout cost model
+/// prices it (plan::estimate_layout).
+[[nodiscard]] Estimate make_estimate(const workload::Workload& w, const catalog::Catalog& cat,
+                                     const std::optional<plan::Layout>& layout = std::nullopt);
 
 /// Text for `width` columns (at least 80; the CLI passes the terminal's).
 [[nodiscard]] std::string estimate_text(const Estimate& e, std::size_t width = 100);

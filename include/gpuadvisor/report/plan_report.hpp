@@ -31,7 +31,12 @@ struct PlanReport {
 /// What the search covers exhaustively, as the reports state it.
 [[nodiscard]] std::string_view plan_exhaustive_text();
 
-/// "TP 8 · PP 16 (v 4) · DP 128", the layout's short form.
+/// A layout's degrees and a step's seconds term by term, as plan's and
+/// estimate's JSON both show them.
+[[nodiscard]] nlohmann::ordered_json layout_json(const plan::Layout& l);
+[[nodiscard]] nlohmann::ordered_json step_json(const plan::StepCost& c);
+
+/// "TP 8+SP PP 16x4 DP 128", the layout's short form.
 [[nodiscard]] std::string layout_summary(const plan::Layout& l);
 
 }  // namespace gpuadvisor::report

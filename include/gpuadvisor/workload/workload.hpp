@@ -210,6 +210,7 @@ struct WorkloadInput {
   std::optional<std::uint8_t> lora_targets;   ///< LoraTarget bits
   std::optional<bool> lora_fp32;              ///< adapters in fp32 (else 16-bit)
   std::optional<bool> nf4_double_quant;       ///< QLoRA NF4 with double quantisation
+  std::optional<bool> flash_attention;        ///< scores never stored; default: the model's
   std::optional<Sharding> sharding;           ///< default none
   std::optional<std::string> gpu;             ///< catalog GPU id (for estimate/check)
   std::optional<double> mfu;                  ///< utilisation override, 0 < mfu <= 1

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuadvisor/plan/layout_estimate.hpp"
 #include "helpers.hpp"
 
 using namespace gpuadvisor;
@@ -37,6 +38,27 @@ double unit_scale(const std::string& unit) {
   if (unit == "MiB") return 1024.0 * 1024;
   if (unit == "GB") return 1e9;
   return 1;
+}
+
+/// A case run at its parallel layout ("layout": the --tp/--pp/... flags):
+/// what `estimate` with those flags computes (plan's layout cost model).
+double layout_value(const Workload& w, const plan::LayoutEstimate& e, const std::string& metric) {
+  const auto& c = e.compute;
+  if (metric == "tokens_per_second_per_gpu") return c.tokens_per_second / w.gpus;
+  if (metric == "tflops_per_gpu" || metric == "mfu_percent") {
+    // Model FLOPs, as the papers count them: no recompute.
+    auto plain = w;
+    plain.grad_checkpointing = plain.selective_checkpointing = false;
+    const double model_flops = compute(plain, gpu(*w.gpu), w.gpus).flops_per_token;
+    const double tflops = c.tokens_per_second / w.gpus * model_flops / 1e12;
+    return metric == "mfu_percent" ? 100 * tflops / c.peak_tflops : tflops;
+  }
+  if (metric == "gpu_hours") return c.gpu_hours;
+  if (metric == "peak_allocated_bytes") return e.fit.memory.peak_allocated;
+  if (metric == "device_bytes") return e.fit.memory.device;
+  if (metric == "fits") return e.fit.verdict == Verdict::fits ? 1 : 0;
+  FAIL("metric " << metric << " is not computed for a layout");
+  return 0;
 }
 
 double metric_value(const Workload& w, const std::string& metric) {
@@ -88,7 +110,19 @@ std::vector<Outcome> evaluate() {
     o.verdict = o.metric == "fits";
     o.measured =
         o.verdict ? (c.at("measured").get<bool>() ? 1 : 0) : c.at("measured").get<double>();
-    o.estimate = metric_value(*w, o.metric) / (o.verdict ? 1 : unit_scale(o.unit));
+    double value = 0;
+    if (c.contains("layout")) {
+      const auto lpath = fmt::format("cases[{}].layout", i);
+      const auto li = plan::parse_layout_json(c["layout"], lpath, "accuracy-cases.json", diags);
+      if (!diags.empty()) FAIL(to_string(diags));
+      const auto l =
+          plan::make_layout(*w, gpu(*w->gpu), li, Origin::json("accuracy-cases.json", lpath));
+      if (!l) FAIL(to_string(l.error()));
+      value = layout_value(*w, plan::estimate_layout(*w, gpu(*w->gpu), *l), o.metric);
+    } else {
+      value = metric_value(*w, o.metric);
+    }
+    o.estimate = value / (o.verdict ? 1 : unit_scale(o.unit));
     out.push_back(std::move(o));
   }
   return out;
