@@ -9,6 +9,7 @@
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 
 namespace gpuadvisor::report {
 
@@ -36,7 +37,7 @@ ordered_json cloud_json(const std::vector<search::CloudOption>& cloud, const Mon
                    {"gpu_hours", std::round(c.gpu_hours * 1000) / 1000},
                    {"cost_usd", cents(c.cost_usd)},
                    {"cost", cents(money.local(c.cost_usd))},
-                   {"changes", c.changes}});
+                   {"changes", workload::words(c.changes, workload::change_tag)}});
   }
   return out;
 }
@@ -67,7 +68,9 @@ std::string cloud_text(const std::vector<search::CloudOption>& cloud, bool train
                                    money(c.usd_per_gpu_hour, 2), terminal_safe(c.date),
                                    format_duration_hours(c.hours), training ? "train" : "run",
                                    format_number(c.gpu_hours), money(c.cost_usd));
-    if (!c.changes.empty()) line += fmt::format(" ({})", fmt::join(c.changes, ", "));
+    if (!c.changes.empty())
+      line +=
+          fmt::format(" ({})", fmt::join(workload::words(c.changes, workload::change_tag), ", "));
     out += fmt::format("  - {}\n", wrap_text(line, width, 4, 4));
   }
   return out;

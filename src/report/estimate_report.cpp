@@ -8,6 +8,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 #include "serving_report.hpp"
 
 namespace gpuadvisor::report {
@@ -389,7 +390,7 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
             100 * e.workload.memory_margin);
         for (std::size_t i = 0; i < f.changes.size(); ++i) {
           out += wrap(fmt::format("  {}. ", i + 1),
-                      fmt::format("{} -> {} per GPU", f.changes[i].description,
+                      fmt::format("{} -> {} per GPU", workload::change_sentence(f.changes[i]),
                                   format_bytes(f.changes[i].memory.total)),
                       wrap_at, 5) +
                  "\n";
@@ -426,9 +427,8 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
       } else if (f.verdict == Verdict::does_not_fit) {
         verdict = "does not fit";
       } else {
-        std::vector<std::string> fix;
-        for (const auto& c : f.changes) fix.push_back(c.summary);
-        verdict = fmt::format("with {}", fmt::join(fix, " + "));
+        verdict = fmt::format("with {}",
+                              fmt::join(workload::words(f.changes, workload::change_tag), " + "));
       }
       const ComputeEstimate* c = row.with_changes ? &*row.with_changes : &row.compute;
       const bool runs = f.verdict != Verdict::does_not_fit;
@@ -541,8 +541,8 @@ ojson estimate_json(const Estimate& e) {
     const auto& f = row.fit;
     ojson changes = ojson::array();
     for (const auto& c : f.changes) {
-      changes.push_back({{"kind", c.kind},
-                         {"description", c.description},
+      changes.push_back({{"kind", std::string(to_string(c.kind))},
+                         {"description", workload::change_sentence(c)},
                          {"per_gpu_bytes", whole(c.memory.total)}});
     }
     ojson entry{{"gpu", f.gpu},

@@ -10,6 +10,7 @@
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -134,7 +135,7 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
                    {"logits", std::round(m.logits)},
                    {"kv_cache", std::round(m.kv_cache)},
                    {"overhead", std::round(m.overhead)}}},
-                 {"changes", b.changes}};
+                 {"changes", workload::words(b.changes, workload::change_clause)}};
   const auto& k = b.compute;
   j["performance"] = {{"tokens_per_second", rounded(k.tokens_per_second, 1)},
                       {"samples_per_second", rounded(k.samples_per_second, 3)},
@@ -241,7 +242,10 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                   fmt::join(terms, ", ")),
       st.width);
   if (!b.changes.empty()) {
-    out += detail("changes", fmt::format("{}", fmt::join(b.changes, "; ")), st.width);
+    out += detail(
+        "changes",
+        fmt::format("{}", fmt::join(workload::words(b.changes, workload::change_clause), "; ")),
+        st.width);
   }
   const auto& k = b.compute;
   const bool cnn = b.plan->workload.arch.kind == catalog::ModelKind::cnn;
