@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/catalog_report.hpp"
 #include "gpuadvisor/report/check_report.hpp"
@@ -74,15 +75,14 @@ nlohmann::ordered_json regional_list_json(const catalog::Catalog& c,
   for (const auto& [key, items] : j["categories"].items()) {
     for (const auto& item : items) {
       if (item.contains("price") && item["price"].contains("usd")) {
-        prices.push_back(
-            {{"category", key},
-             {"id", item["id"]},
-             {"amount", std::round(item["price"]["usd"].get<double>() * per_usd * 100) / 100}});
+        prices.push_back({{"category", key},
+                          {"id", item["id"]},
+                          {"amount", round_to(item["price"]["usd"].get<double>() * per_usd, 2)}});
       } else if (item.contains("usd_per_gpu_hour")) {
         prices.push_back(
             {{"category", key},
              {"id", item["id"]},
-             {"amount", std::round(item["usd_per_gpu_hour"].get<double>() * per_usd * 100) / 100}});
+             {"amount", round_to(item["usd_per_gpu_hour"].get<double>() * per_usd, 2)}});
       }
     }
   }

@@ -1,6 +1,8 @@
 // Money amounts as people write them, in five currencies.
 #include "gpuadvisor/core/money.hpp"
 
+#include "gpuadvisor/core/number.hpp"
+
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -223,15 +225,8 @@ gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
 
 std::string format_money(double amount, std::string_view currency, int decimals) {
   const Currency* c = find_currency(currency);
-  // Digits from fmt, not an integer conversion: any finite amount formats.
+  const std::string out = format_number(std::fabs(amount), decimals);
   const std::string all = fmt::format("{:.{}f}", std::fabs(amount), decimals);
-  const std::string digits = all.substr(0, all.find('.'));
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  if (decimals > 0) out += all.substr(digits.size());
   const std::string symbol = c != nullptr ? std::string(c->symbol) : std::string(currency) + " ";
   const bool nonzero = all.find_first_not_of("0.") != std::string::npos;
   return (amount < 0 && nonzero ? "-" : "") + symbol + out;

@@ -1,5 +1,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 
+#include "gpuadvisor/core/number.hpp"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -135,22 +137,7 @@ std::string format_duration_hours(double hours) {
 }
 
 std::string format_usd(double usd) {
-  // Digits from fmt, not an integer conversion: any finite amount formats
-  // (a fuzzer found that 4e26 overflowed a long long).
-  std::string digits = fmt::format("{:.0f}", std::fabs(usd));
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (usd <= -0.5 ? "-$" : "$") + out;
-}
-
-double round_significant(double v, int digits) {
-  if (v == 0 || !std::isfinite(v)) return 0;
-  const double scale =
-      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
+  return (usd <= -0.5 ? "-$" : "$") + format_number(std::fabs(usd));
 }
 
 }  // namespace gpuadvisor

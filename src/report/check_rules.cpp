@@ -13,17 +13,9 @@ using ojson = nlohmann::ordered_json;
 
 constexpr std::size_t kWidth = 100;
 
-/// 2000 -> "2,000"; 0.875 -> "0.875"; 1.50 -> "1.5".
-std::string number(double v) {
-  std::string s = rules::group_digits(v, 3);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
-
 std::string value_text(const ojson& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number()) return number(v.get<double>());
+  if (v.is_number()) return format_decimal(v.get<double>(), 3);
   if (v.is_object()) {
     std::vector<std::string> parts;
     for (const auto& [k, x] : v.items()) parts.push_back(fmt::format("{} {}", k, value_text(x)));

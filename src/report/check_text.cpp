@@ -68,7 +68,7 @@ namespace {
 
 /// The figures the rules compared, wrapped between figures (never inside one).
 std::string metrics_text(const rules::BuildMetrics& m, std::size_t width) {
-  const auto w = [](double v) { return rules::group_digits(v) + " W"; };
+  const auto w = format_watts;
   std::vector<std::string> parts = {
       fmt::format("peak draw {}", w(m.peak_draw_w)),
       fmt::format("PSUs {} (rules ask {})", w(m.psu_capacity_w), w(m.required_psu_w))};
@@ -101,55 +101,6 @@ bool CheckReport::passed() const {
     if (s.failed(strict)) return false;
   }
   return true;
-}
-
-std::string wrap_text(std::string_view text, std::size_t width, std::size_t first,
-                      std::size_t indent) {
-  // Wrapped text is prose with values from inputs in it: escaped, not cut.
-  const std::string safe = terminal_safe(text, kUncapped);
-  text = safe;
-  std::string out;
-  std::size_t col = first;
-  bool line_start = true;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && text[i] == ' ') ++i;
-    std::size_t j = i;
-    while (j < text.size() && text[j] != ' ') ++j;
-    if (i == j) break;
-    std::string word(text.substr(i, j - i));
-    // A word longer than a whole line (a URL) is cut at the line's end.
-    while (width > indent + 10 && display_width(word) > width - indent) {
-      if (!line_start) {
-        out += '\n';
-        out.append(indent, ' ');
-        col = indent;
-      }
-      const std::size_t n = width - col;
-      out += word.substr(0, n);
-      word.erase(0, n);
-      out += '\n';  // not "\n" + std::string: GCC 12 -Wrestrict (PR 105651)
-      out.append(indent, ' ');
-      col = indent;
-      line_start = true;
-    }
-    const std::size_t w = display_width(word);
-    if (!line_start && col + 1 + w > width) {
-      out += '\n';
-      out.append(indent, ' ');
-      col = indent;
-      line_start = true;
-    }
-    if (!line_start) {
-      out += ' ';
-      ++col;
-    }
-    out += word;
-    col += w;
-    line_start = false;
-    i = j;
-  }
-  return out;
 }
 
 std::string check_text(const CheckReport& r, const rules::RuleSet& rs, const TextStyle& st) {

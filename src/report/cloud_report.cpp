@@ -9,6 +9,7 @@
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 
 namespace gpuadvisor::report {
 
@@ -16,7 +17,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-double cents(double usd) { return std::round(usd * 100) / 100; }
+double cents(double usd) { return round_to(usd, 2); }
 
 /// At most this many offers in text; JSON has them all.
 constexpr std::size_t kShownOffers = 5;
@@ -32,28 +33,28 @@ ordered_json cloud_json(const std::vector<search::CloudOption>& cloud, const Mon
                    {"usd_per_gpu_hour", c.usd_per_gpu_hour},
                    {"per_gpu_hour", cents(money.local(c.usd_per_gpu_hour))},
                    {"price_date", c.date},
-                   {"time_hours", std::round(c.hours * 1000) / 1000},
-                   {"gpu_hours", std::round(c.gpu_hours * 1000) / 1000},
+                   {"time_hours", round_to(c.hours, 3)},
+                   {"gpu_hours", round_to(c.gpu_hours, 3)},
                    {"cost_usd", cents(c.cost_usd)},
                    {"cost", cents(money.local(c.cost_usd))},
-                   {"changes", c.changes}});
+                   {"changes", workload::words(c.changes, workload::change_tag)}});
   }
   return out;
 }
 
 ordered_json rent_json(const std::optional<search::BuyVsRent>& r, const MoneyFormat& money) {
   if (!r) return nullptr;
-  return {{"cloud", r->cloud.id},
-          {"horizon_months", r->horizon_months},
-          {"utilisation", r->utilisation},
-          {"jobs", std::round(r->jobs * 1000) / 1000},
-          {"own_usd", cents(r->own_usd)},
-          {"rent_usd", cents(r->rent_usd)},
-          {"own", cents(money.local(r->own_usd))},
-          {"rent", cents(money.local(r->rent_usd))},
-          {"break_even_months", r->break_even_months
-                                    ? ordered_json(std::round(*r->break_even_months * 10) / 10)
-                                    : ordered_json(nullptr)}};
+  return {
+      {"cloud", r->cloud.id},
+      {"horizon_months", r->horizon_months},
+      {"utilisation", r->utilisation},
+      {"jobs", round_to(r->jobs, 3)},
+      {"own_usd", cents(r->own_usd)},
+      {"rent_usd", cents(r->rent_usd)},
+      {"own", cents(money.local(r->own_usd))},
+      {"rent", cents(money.local(r->rent_usd))},
+      {"break_even_months", r->break_even_months ? ordered_json(round_to(*r->break_even_months, 1))
+                                                 : ordered_json(nullptr)}};
 }
 
 std::string cloud_text(const std::vector<search::CloudOption>& cloud, bool training,
@@ -67,7 +68,9 @@ std::string cloud_text(const std::vector<search::CloudOption>& cloud, bool train
                                    money(c.usd_per_gpu_hour, 2), terminal_safe(c.date),
                                    format_duration_hours(c.hours), training ? "train" : "run",
                                    format_number(c.gpu_hours), money(c.cost_usd));
-    if (!c.changes.empty()) line += fmt::format(" ({})", fmt::join(c.changes, ", "));
+    if (!c.changes.empty())
+      line +=
+          fmt::format(" ({})", fmt::join(workload::words(c.changes, workload::change_tag), ", "));
     out += fmt::format("  - {}\n", wrap_text(line, width, 4, 4));
   }
   return out;

@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include "estimate_layout.hpp"
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 #include "serving_report.hpp"
 
 namespace gpuadvisor::report {
@@ -20,8 +22,6 @@ using namespace workload;
 using Align = Table::Align;
 
 double whole(double v) { return std::round(v); }
-
-std::string pct(double v) { return fmt::format("{:.0f}%", v * 100); }
 
 std::string bytes_or_dash(double b) { return b > 0 ? format_bytes(b) : "-"; }
 
@@ -100,31 +100,6 @@ std::string arch_line(const Workload& w) {
       a.origin_text, format_count(a.params), a.layers, a.hidden, a.heads,
       a.kv_heads < a.heads ? fmt::format(" ({} KV)", a.kv_heads) : "", a.ffn,
       a.gated_ffn ? " SwiGLU" : "", a.vocab, extra);
-}
-
-/// `prefix` then the words of `body`, wrapped at `width` columns; continuation
-/// lines are indented by `indent` spaces.
-std::string wrap(const std::string& prefix, const std::string& body, std::size_t width,
-                 std::size_t indent) {
-  std::string out;
-  std::string line = prefix;
-  bool at_start = true;
-  std::size_t start = 0;
-  while (start < body.size()) {
-    auto end = body.find(' ', start);
-    if (end == std::string::npos) end = body.size();
-    const std::string word = body.substr(start, end - start);
-    start = end + 1;
-    if (word.empty()) continue;
-    if (!at_start && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line = std::string(indent, ' ') + word;
-    } else {
-      line += (at_start ? "" : " ") + word;
-    }
-    at_start = false;
-  }
-  return out + line;
 }
 
 struct Term {
@@ -256,9 +231,10 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
   out +=
       fmt::format("  {:<14}{} ({} per {} x {} {})\n", "work", flops(c.total_flops),
                   flops(c.flops_per_token), cnn ? "sample" : "token", format_count(w.tokens), unit);
-  out += wrap(fmt::format("  {:<14}", "utilisation"),
-              fmt::format("{} of {:.1f} TFLOP/s peak: {}", pct(c.mfu), c.peak_tflops, c.mfu_basis),
-              wrap_at, 16) +
+  out += wrap_after(fmt::format("  {:<14}", "utilisation"),
+                    fmt::format("{} of {:.1f} TFLOP/s peak: {}", format_percent(c.mfu),
+                                c.peak_tflops, c.mfu_basis),
+                    wrap_at, 16) +
          "\n";
   if (!c.serving) {
     out += fmt::format("  {:<14}{} ({:.1f} TFLOP/s per GPU, {}x {})\n", "throughput",
@@ -270,7 +246,8 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
   } else {
     out += fmt::format("  {:<14}{}\n", "time", time_line(c));
   }
-  for (const auto& n : c.notes) out += wrap(fmt::format("  {:<14}", "note"), n, wrap_at, 16) + "\n";
+  for (const auto& n : c.notes)
+    out += wrap_after(fmt::format("  {:<14}", "note"), n, wrap_at, 16) + "\n";
   return out;
 }
 
@@ -359,7 +336,7 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
   head += fmt::format(", {} GPU{}", w.gpus, w.gpus > 1 ? "s" : "");
   if (w.sharding != Sharding::none) head += fmt::format(" ({})", to_string(w.sharding));
   out += head + "\n";
-  out += wrap(fmt::format("  {:<12}", "model"), arch_line(w), wrap_at, 14) + "\n";
+  out += wrap_after(fmt::format("  {:<12}", "model"), arch_line(w), wrap_at, 14) + "\n";
   if (w.training()) {
     const double share = w.counts.total > 0 ? w.counts.trainable / w.counts.total : 0;
     out += fmt::format("  {:<12}{} parameters{}\n", "trained", format_count(w.counts.trainable),
@@ -403,16 +380,16 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
             terminal_safe(f.gpu), format_bytes(f.per_gpu_bytes), format_bytes(f.usable_bytes),
             100 * e.workload.memory_margin);
         for (std::size_t i = 0; i < f.changes.size(); ++i) {
-          out += wrap(fmt::format("  {}. ", i + 1),
-                      fmt::format("{} -> {} per GPU", f.changes[i].description,
-                                  format_bytes(f.changes[i].memory.total)),
-                      wrap_at, 5) +
+          out += wrap_after(fmt::format("  {}. ", i + 1),
+                            fmt::format("{} -> {} per GPU", workload::change_sentence(f.changes[i]),
+                                        format_bytes(f.changes[i].memory.total)),
+                            wrap_at, 5) +
                  "\n";
         }
         break;
       case Verdict::does_not_fit:
         out += fmt::format("Fit on {}: does not fit\n", terminal_safe(f.gpu));
-        out += wrap("  ", f.reason, wrap_at, 2) + "\n";
+        out += wrap_after("  ", f.reason, wrap_at, 2) + "\n";
         break;
     }
     out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, terminal_safe(f.gpu),
@@ -422,7 +399,7 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
       out +=
           fmt::format("  {:<14}{} at {} ({} MFU)\n", "with changes", time_line(*row.with_changes),
                       rate(row.with_changes->tokens_per_second, cnn ? "samples" : "tokens"),
-                      pct(row.with_changes->mfu));
+                      format_percent(row.with_changes->mfu));
     }
   } else {
     out += fmt::format("\nFit on every catalog GPU ({} GPU{} each; time includes the fix)\n",
@@ -441,9 +418,8 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
       } else if (f.verdict == Verdict::does_not_fit) {
         verdict = "does not fit";
       } else {
-        std::vector<std::string> fix;
-        for (const auto& c : f.changes) fix.push_back(c.summary);
-        verdict = fmt::format("with {}", fmt::join(fix, " + "));
+        verdict = fmt::format("with {}",
+                              fmt::join(workload::words(f.changes, workload::change_tag), " + "));
       }
       const ComputeEstimate* c = row.with_changes ? &*row.with_changes : &row.compute;
       const bool runs = f.verdict != Verdict::does_not_fit;
@@ -453,16 +429,17 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
                  runs ? format_number(c->gpu_hours) : "-"});
     }
     out += t.render(2, width);
-    out += wrap("  ",
-                "GiB: usable per GPU. ckpt = gradient checkpointing; mb N = micro-batch N with "
-                "gradient accumulation; zero3 xN = ZeRO-3 over N GPUs; TP xN = tensor parallel. "
-                "Pick a GPU with --gpu ID for the breakdown of the fix and the utilisation.",
-                wrap_at, 2) +
-           "\n";
+    out +=
+        wrap_after("  ",
+                   "GiB: usable per GPU. ckpt = gradient checkpointing; mb N = micro-batch N with "
+                   "gradient accumulation; zero3 xN = ZeRO-3 over N GPUs; TP xN = tensor parallel. "
+                   "Pick a GPU with --gpu ID for the breakdown of the fix and the utilisation.",
+                   wrap_at, 2) +
+        "\n";
   }
 
   out += "\nAssumptions\n";
-  for (const auto& a : w.assumptions) out += wrap("  - ", a, wrap_at, 4) + "\n";
+  for (const auto& a : w.assumptions) out += wrap_after("  - ", a, wrap_at, 4) + "\n";
   return out;
 }
 
@@ -562,8 +539,8 @@ ojson estimate_json(const Estimate& e) {
     const auto& f = row.fit;
     ojson changes = ojson::array();
     for (const auto& c : f.changes) {
-      changes.push_back({{"kind", c.kind},
-                         {"description", c.description},
+      changes.push_back({{"kind", std::string(to_string(c.kind))},
+                         {"description", workload::change_sentence(c)},
                          {"per_gpu_bytes", whole(c.memory.total)}});
     }
     ojson entry{{"gpu", f.gpu},

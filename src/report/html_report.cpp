@@ -13,6 +13,7 @@
 #include "gpuadvisor/report/markup.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 #include "html_parts.hpp"
 
 namespace gpuadvisor::report {
@@ -344,7 +345,8 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
         req.money(b.electricity_usd));
     if (!b.changes.empty()) {
       std::string changes;
-      for (const auto& c : b.changes) changes += (changes.empty() ? "" : "; ") + esc(c);
+      for (const auto& c : b.changes)
+        changes += (changes.empty() ? "" : "; ") + esc(workload::change_clause(c));
       body += fmt::format("<p>Changes so that it fits: {}.</p>\n", changes);
     }
     if (!b.findings.empty()) {
@@ -409,7 +411,7 @@ std::string estimate_html(const Estimate& e) {
     if (f.verdict == workload::Verdict::fits_with_changes) {
       verdict = "with";
       for (std::size_t c = 0; c < f.changes.size(); ++c) {
-        verdict += (c == 0 ? " " : " + ") + f.changes[c].summary;
+        verdict += (c == 0 ? " " : " + ") + workload::change_tag(f.changes[c]);
       }
     }
     const auto* c = row.with_changes ? &*row.with_changes : &row.compute;

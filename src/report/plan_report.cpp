@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
 
@@ -14,9 +15,7 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using Align = Table::Align;
 
-std::string pct(double part, double whole) {
-  return fmt::format("{:.0f}%", whole > 0 ? 100 * part / whole : 0);
-}
+std::string pct(double part, double whole) { return format_percent(whole > 0 ? part / whole : 0); }
 
 std::string days(double hours) { return format_duration_hours(hours); }
 

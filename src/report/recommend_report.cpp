@@ -11,6 +11,7 @@
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -19,14 +20,6 @@ using nlohmann::ordered_json;
 using search::RecommendedBuild;
 
 constexpr std::size_t kLabel = 13;  ///< text column of a build's detail lines
-
-double rounded(double v, int digits) {
-  const double scale = std::pow(10.0, digits);
-  const double r = std::round(v * scale) / scale;
-  return r == 0 ? 0.0 : r;  // no "-0"
-}
-
-std::string watts(double w) { return fmt::format("{} W", format_usd(w).substr(1)); }
 
 std::string workload_text(const workload::Workload& w) {
   std::string s = fmt::format("{}, {}, {}", terminal_safe(w.model_name),
@@ -68,7 +61,7 @@ ordered_json finding_json(const rules::Finding& f) {
 }
 
 ordered_json nullable(double v, bool present, int digits) {
-  return present ? ordered_json(rounded(v, digits)) : ordered_json(nullptr);
+  return present ? ordered_json(round_to(v, digits)) : ordered_json(nullptr);
 }
 
 ordered_json workload_json(const workload::Workload& w) {
@@ -99,23 +92,23 @@ ordered_json build_parts_json(const RecommendedBuild& b, const search::Request& 
     p["id"] = l.id;
     p["name"] = l.name;
     p["count"] = l.count;
-    p["unit_price_usd"] = rounded(l.unit_usd, 2);
-    p["total_price_usd"] = rounded(l.total_usd, 2);
-    p["unit_price"] = rounded(req.money.local(l.unit_usd), 0);
-    p["total_price"] = rounded(req.money.local(l.total_usd), 0);
+    p["unit_price_usd"] = round_to(l.unit_usd, 2);
+    p["total_price_usd"] = round_to(l.total_usd, 2);
+    p["unit_price"] = round_to(req.money.local(l.unit_usd), 0);
+    p["total_price"] = round_to(req.money.local(l.total_usd), 0);
     if (!l.note.empty()) p["note"] = l.note;
     parts.push_back(std::move(p));
   }
   j["parts"] = std::move(parts);
   const auto& pw = b.power;
-  j["power"] = {{"peak_draw_w", rounded(pw.peak_w, 1)},
-                {"required_psu_w", rounded(pw.required_psu_w, 1)},
-                {"psu_capacity_w", rounded(pw.psu_capacity_w, 1)},
-                {"headroom", rounded(pw.headroom, 3)},
-                {"supply_voltage", rounded(pw.voltage, 1)},
-                {"wall_draw_w", rounded(pw.wall_w, 1)},
-                {"heat_w", rounded(pw.heat_w, 1)},
-                {"cooling_capacity_w", rounded(pw.cooling_w, 1)},
+  j["power"] = {{"peak_draw_w", round_to(pw.peak_w, 1)},
+                {"required_psu_w", round_to(pw.required_psu_w, 1)},
+                {"psu_capacity_w", round_to(pw.psu_capacity_w, 1)},
+                {"headroom", round_to(pw.headroom, 3)},
+                {"supply_voltage", round_to(pw.voltage, 1)},
+                {"wall_draw_w", round_to(pw.wall_w, 1)},
+                {"heat_w", round_to(pw.heat_w, 1)},
+                {"cooling_capacity_w", round_to(pw.cooling_w, 1)},
                 {"circuit_w", nullable(pw.circuit_w, pw.circuit_w > 0, 1)},
                 {"circuit_capacity_w", nullable(pw.circuit_cap_w, pw.circuit_w > 0, 1)}};
   ordered_json findings = ordered_json::array();
@@ -131,8 +124,8 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
   const auto& c = b.candidate;
   ordered_json j;
   j["rank"] = b.rank;
-  j["total_price_usd"] = rounded(search::to_usd(c.price), 2);
-  j["total_price"] = rounded(req.money.local(search::to_usd(c.price)), 0);
+  j["total_price_usd"] = round_to(search::to_usd(c.price), 2);
+  j["total_price"] = round_to(req.money.local(search::to_usd(c.price)), 0);
   j["gpu"] = {{"id", c.choice.gpu->id}, {"name", c.choice.gpu->name}, {"count", c.choice.gpus}};
   ordered_json parts_power = build_parts_json(b, req);
   j["parts"] = std::move(parts_power["parts"]);
@@ -150,18 +143,18 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
                    {"logits", std::round(m.logits)},
                    {"kv_cache", std::round(m.kv_cache)},
                    {"overhead", std::round(m.overhead)}}},
-                 {"changes", b.changes}};
+                 {"changes", workload::words(b.changes, workload::change_clause)}};
   const auto& k = b.compute;
-  j["performance"] = {{"tokens_per_second", rounded(k.tokens_per_second, 1)},
-                      {"samples_per_second", rounded(k.samples_per_second, 3)},
-                      {"mfu", rounded(k.mfu, 4)},
+  j["performance"] = {{"tokens_per_second", round_to(k.tokens_per_second, 1)},
+                      {"samples_per_second", round_to(k.samples_per_second, 3)},
+                      {"mfu", round_to(k.mfu, 4)},
                       {"mfu_basis", k.mfu_basis},
                       {"total_flops", k.total_flops},
-                      {"time_hours", rounded(k.time_hours, 3)},
-                      {"gpu_hours", rounded(k.gpu_hours, 3)},
-                      {"energy_kwh", rounded(b.energy_kwh, 2)},
+                      {"time_hours", round_to(k.time_hours, 3)},
+                      {"gpu_hours", round_to(k.gpu_hours, 3)},
+                      {"energy_kwh", round_to(b.energy_kwh, 2)},
                       {"pue", b.pue},
-                      {"electricity_usd", rounded(b.electricity_usd, 2)},
+                      {"electricity_usd", round_to(b.electricity_usd, 2)},
                       {"electricity_usd_per_kwh", req.electricity_usd_per_kwh}};
   j["findings"] = std::move(parts_power["findings"]);
   j["clean"] = {
@@ -222,10 +215,11 @@ std::string build_bill_text(const RecommendedBuild& b, const search::Request& re
   std::string power = fmt::format(
       "peak {}; PSUs {} at {} V = {:.2f}x the peak (the rules need {}); {} at the wall, "
       "cooling for {}",
-      watts(pw.peak_w), watts(pw.psu_capacity_w), pw.voltage, pw.headroom, watts(pw.required_psu_w),
-      watts(pw.wall_w), watts(pw.cooling_w));
+      format_watts(pw.peak_w), format_watts(pw.psu_capacity_w), pw.voltage, pw.headroom,
+      format_watts(pw.required_psu_w), format_watts(pw.wall_w), format_watts(pw.cooling_w));
   if (pw.circuit_w > 0) {
-    power += fmt::format("; circuit {} carries {}", watts(pw.circuit_w), watts(pw.circuit_cap_w));
+    power += fmt::format("; circuit {} carries {}", format_watts(pw.circuit_w),
+                         format_watts(pw.circuit_cap_w));
   }
   out += detail("power", power, width);
   return out;
@@ -283,7 +277,10 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                   fmt::join(terms, ", ")),
       st.width);
   if (!b.changes.empty()) {
-    out += detail("changes", fmt::format("{}", fmt::join(b.changes, "; ")), st.width);
+    out += detail(
+        "changes",
+        fmt::format("{}", fmt::join(workload::words(b.changes, workload::change_clause), "; ")),
+        st.width);
   }
   const auto& k = b.compute;
   const bool cnn = b.plan->workload.arch.kind == catalog::ModelKind::cnn;
@@ -391,8 +388,8 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
   j["currency"] = {{"code", req.money.currency}, {"per_usd", req.money.per_usd}};
   const auto& k = req.constraints;
   ordered_json q;
-  q["budget_usd"] = rounded(search::to_usd(k.budget), 2);
-  q["budget"] = rounded(req.money.local(search::to_usd(k.budget)), 0);
+  q["budget_usd"] = round_to(search::to_usd(k.budget), 2);
+  q["budget"] = round_to(req.money.local(search::to_usd(k.budget)), 0);
   q["objective"] = search::to_string(k.objective);
   q["top"] = k.top;
   q["constraints"] = {
@@ -404,7 +401,7 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
       {"voltage", nullable(r.site.voltage, r.site.voltage > 0, 1)}};
   q["policy"] = rs.policy;
   q["workload"] = workload_json(r.workload);
-  q["dataset_gb"] = rounded(r.dataset_gb, 3);
+  q["dataset_gb"] = round_to(r.dataset_gb, 3);
   q["electricity_usd_per_kwh"] = req.electricity_usd_per_kwh;
   q["pue"] = req.pue ? ordered_json(*req.pue) : ordered_json(nullptr);
   q["horizon_months"] = req.horizon_months;
@@ -422,7 +419,7 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
     ordered_json n;
     n["reason"] = nf.reason;
     n["smallest_budget_usd"] = nf.smallest_budget_usd
-                                   ? ordered_json(rounded(*nf.smallest_budget_usd, 2))
+                                   ? ordered_json(round_to(*nf.smallest_budget_usd, 2))
                                    : ordered_json(nullptr);
     if (nf.nearest) {
       ordered_json near = build_json(*nf.nearest, r, req);
@@ -437,8 +434,8 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
       alts.push_back({{"change", a.change},
                       {"why", a.why},
                       {"gpu", {{"id", a.gpu}, {"name", a.gpu_name}, {"count", a.gpus}}},
-                      {"total_price_usd", rounded(a.price_usd, 2)},
-                      {"time_hours", rounded(a.hours, 3)},
+                      {"total_price_usd", round_to(a.price_usd, 2)},
+                      {"time_hours", round_to(a.hours, 3)},
                       {"within_budget", a.within_budget}});
     }
     n["alternatives"] = std::move(alts);
@@ -464,7 +461,7 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
   if (!k.vendor.empty()) limits.push_back(k.vendor + " GPUs");
   limits.push_back(k.allow_used ? "new or used GPUs" : "new GPUs");
   if (k.kind) limits.push_back(fmt::format("{} platforms", catalog::to_string(*k.kind)));
-  if (req.circuit_w > 0) limits.push_back(fmt::format("a {} circuit", watts(req.circuit_w)));
+  if (req.circuit_w > 0) limits.push_back(fmt::format("a {} circuit", format_watts(req.circuit_w)));
   limits.push_back(fmt::format("policy {}", rs.policy));
   out += wrap_text(fmt::format("Budget {}, ranked by {}; {}", req.money(search::to_usd(k.budget)),
                                objective_text(k.objective), fmt::join(limits, ", ")),

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"

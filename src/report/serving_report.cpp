@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/number.hpp"
+
 #include "../workload/model.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"

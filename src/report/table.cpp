@@ -8,30 +8,6 @@
 
 namespace gpuadvisor::report {
 
-std::size_t display_width(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // skip continuation bytes
-  }));
-}
-
-std::string format_number(double v, int decimals) {
-  if (!std::isfinite(v)) return fmt::format("{}", v);
-  std::string s = fmt::format("{:.{}f}", v, decimals);
-  if (s.starts_with("-") && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  const std::size_t start = s.starts_with("-") ? 1 : 0;
-  std::size_t end = s.find('.');
-  if (end == std::string::npos) end = s.size();
-  // Copied digit by digit (std::string::insert here trips GCC 12's false
-  // -Wrestrict in Release builds, GCC PR 105651).
-  std::string out(s, 0, start);
-  for (std::size_t i = start; i < end; ++i) {
-    if (i > start && (end - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  out.append(s, end, std::string::npos);
-  return out;
-}
-
 std::string format_rate(double per_s, std::string_view unit) {
   return fmt::format("{} {}/s", format_number(per_s, per_s < 1e4 ? 1 : 0), unit);
 }

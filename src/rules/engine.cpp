@@ -11,30 +11,13 @@
 
 namespace gpuadvisor::rules {
 
-std::string group_digits(double v, int decimals) {
-  std::string s = fmt::format("{:.{}f}", std::abs(v), decimals);
-  const auto dot = s.find('.');
-  std::string whole = s.substr(0, dot);
-  const std::string frac = dot == std::string::npos ? "" : s.substr(dot);
-  std::string out;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
-    out += whole[i];
-  }
-  const bool negative = v < 0 && std::stod(s) != 0.0;
-  return (negative ? "-" : "") + out + frac;
-}
-
 namespace detail {
-
-std::string watts(double w) { return group_digits(w) + " W"; }
 
 Quantity qty(double v, std::string unit, int decimals, std::string_view relation) {
   Quantity q;
   // The value is rounded as shown, so JSON and text agree.
-  const double scale = std::pow(10.0, decimals);
-  q.value = std::round(v * scale) / scale;
-  q.text = group_digits(v, decimals);
+  q.value = round_to(v, decimals);
+  q.text = format_number(v, decimals);
   if (!unit.empty()) q.text += " " + unit;
   if (!relation.empty()) q.text = fmt::format("{} {}", relation, q.text);
   q.unit = std::move(unit);
@@ -75,23 +58,23 @@ std::string psu_fix(const Build& b, double need) {
       if (s > max_w) break;
       if ((k - spare) * s >= need) {
         options.push_back(
-            fmt::format("{} {} W PSU{}", count_word(k), group_digits(s), k > 1 ? "s" : ""));
+            fmt::format("{} {} W PSU{}", count_word(k), format_number(s), k > 1 ? "s" : ""));
         break;
       }
     }
   }
   const std::string volts =
-      b.site.voltage > 0 ? fmt::format(" at {} V", group_digits(b.site.voltage)) : "";
+      b.site.voltage > 0 ? fmt::format(" at {} V", format_number(b.site.voltage)) : "";
   if (options.empty()) {
     const std::string reserve = spare > 0 ? fmt::format(", {} of them redundant", spare) : "";
     return fmt::format(
         "no PSU set fits: the platform takes {} PSU{} of at most {}{}; {}choose a platform with "
         "more PSU bays, fewer GPUs, or power-limit the GPUs",
-        bays, bays > 1 ? "s" : "", watts(max_w), reserve,
+        bays, bays > 1 ? "s" : "", format_watts(max_w), reserve,
         spare > 0 ? "keep fewer redundant PSUs, " : "");
   }
-  std::string fix =
-      fmt::format("use {}{} ({} or more in total", fmt::join(options, " or "), volts, watts(need));
+  std::string fix = fmt::format("use {}{} ({} or more in total", fmt::join(options, " or "), volts,
+                                format_watts(need));
   if (spare > 0) fix += fmt::format(", plus {} redundant", spare);
   return fix + ")";
 }

@@ -20,8 +20,6 @@ std::span<const RuleDecl> software_rules();
 std::span<const RuleDecl> risk_rules();
 
 // Formatting shared by the rules' messages.
-/// "1,600 W"
-[[nodiscard]] std::string watts(double w);
 /// A number with a unit as a Quantity; `relation` (">=", "<=") prefixes the text.
 [[nodiscard]] Quantity qty(double v, std::string unit, int decimals = 0,
                            std::string_view relation = "");

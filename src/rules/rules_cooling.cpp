@@ -18,10 +18,11 @@ static void cool001(RuleContext& c) {
   if (c.quiet_fail()) return;
   std::string fix;
   if (c.b.platform != nullptr && c.b.platform->kind == catalog::PlatformKind::rack) {
-    fix = fmt::format("add datacenter airflow for {} or more (rack cooling part)", watts(need));
+    fix = fmt::format("add datacenter airflow for {} or more (rack cooling part)",
+                      format_watts(need));
   } else {
     fix = fmt::format("add {} of cooling: more case fans, or liquid cooling for the GPUs",
-                      watts(need - cap));
+                      format_watts(need - cap));
   }
   const double chassis = c.b.platform != nullptr ? c.b.platform->included_cooling_w : 0.0;
   std::string removers;
@@ -32,10 +33,11 @@ static void cool001(RuleContext& c) {
   else if (chassis <= 0)
     removers = "the cooling parts remove";
   else
-    removers = fmt::format("the cooling parts and the chassis airflow ({}) remove", watts(chassis));
+    removers =
+        fmt::format("the cooling parts and the chassis airflow ({}) remove", format_watts(chassis));
   c.fail([&] {
     return Words{fmt::format("{} {}; the build makes {} of heat (its wall draw)", removers,
-                             watts(cap), watts(heat)),
+                             format_watts(cap), format_watts(heat)),
                  qty(cap, "W"), qty(need, "W", 0, ">="), fix, "parts.cooling"};
   });
 }
@@ -47,8 +49,8 @@ static void cool002(RuleContext& c) {
   c.fail([&] {
     return Words{fmt::format("{} dump {} into the case; above {} of open-air GPU heat, air cooling "
                              "lets the cards throttle",
-                             counted_name(c.b.gpu.part->name, c.b.gpu.count), watts(heat),
-                             watts(c.p.air_max_gpu_heat_w)),
+                             counted_name(c.b.gpu.part->name, c.b.gpu.count), format_watts(heat),
+                             format_watts(c.p.air_max_gpu_heat_w)),
                  qty(heat, "W"), qty(c.p.air_max_gpu_heat_w, "W", 0, "<="),
                  "use liquid cooling for the GPUs (e.g. a custom loop), a server chassis with "
                  "datacenter airflow, or fewer GPUs",
@@ -66,7 +68,8 @@ static void cool003(RuleContext& c) {
   const int n = c.b.cpu.count;
   // Worded only on a failure: the search decides this rule for every CPU.
   auto need = [&] {
-    return fmt::format("a socket {} cooler rated {} or more", cpu.socket, watts(cpu_power_w(cpu)));
+    return fmt::format("a socket {} cooler rated {} or more", cpu.socket,
+                       format_watts(cpu_power_w(cpu)));
   };
   if (!c.b.cpu_cooler) {
     c.fail([&] {
@@ -74,7 +77,7 @@ static void cool003(RuleContext& c) {
           fmt::format("{} {} sold without a cooler and the build has none: {} "
                       "sustains {} (PL2/PPT)",
                       counted_name(cpu.name, n), n > 1 ? "are" : "is", cpu.name,
-                      watts(cpu_power_w(cpu))),
+                      format_watts(cpu_power_w(cpu))),
           text_qty("no CPU cooler"), text_qty(need()),
           fmt::format("add {}{}", need(), n > 1 ? fmt::format(", one per CPU ({})", n) : ""),
           "parts"};
@@ -93,10 +96,11 @@ static void cool003(RuleContext& c) {
   }
   if (k.max_cpu_w < cpu_power_w(cpu)) {
     c.fail([&] {
-      return Words{fmt::format("{} is rated for {}; {} sustains {} (PL2/PPT) and throttles on it",
-                               k.name, watts(k.max_cpu_w), cpu.name, watts(cpu_power_w(cpu))),
-                   qty(k.max_cpu_w, "W"), qty(cpu_power_w(cpu), "W", 0, ">="),
-                   fmt::format("use {}", need()), path};
+      return Words{
+          fmt::format("{} is rated for {}; {} sustains {} (PL2/PPT) and throttles on it", k.name,
+                      format_watts(k.max_cpu_w), cpu.name, format_watts(cpu_power_w(cpu))),
+          qty(k.max_cpu_w, "W"), qty(cpu_power_w(cpu), "W", 0, ">="), fmt::format("use {}", need()),
+          path};
     });
   }
   if (c.b.cpu_cooler.count < n) {

@@ -26,9 +26,9 @@ static void mem001(RuleContext& c) {
   if (!c.b.memory) {
     c.fail([&] {
       return Words{fmt::format("the build has no system memory; the rule asks for {} GB",
-                               group_digits(c.p.min_ram_gb)),
+                               format_number(c.p.min_ram_gb)),
                    qty(0, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
-                   fmt::format("add a memory kit of {} GB or more", group_digits(c.p.min_ram_gb)),
+                   fmt::format("add a memory kit of {} GB or more", format_number(c.p.min_ram_gb)),
                    "parts"};
     });
     return;
@@ -37,9 +37,9 @@ static void mem001(RuleContext& c) {
   if (have < c.p.min_ram_gb) {
     c.fail([&] {
       return Words{fmt::format("{} GB of system RAM; a training machine needs at least {} GB",
-                               group_digits(have), group_digits(c.p.min_ram_gb)),
+                               format_number(have), format_number(c.p.min_ram_gb)),
                    qty(have, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
-                   fmt::format("use {} GB or more of RAM", group_digits(c.p.min_ram_gb)),
+                   fmt::format("use {} GB or more of RAM", format_number(c.p.min_ram_gb)),
                    "parts.memory"};
     });
     return;
@@ -55,10 +55,10 @@ static void mem001(RuleContext& c) {
     return Words{fmt::format("{} GB of system RAM for {} GB of GPU memory in a training build: "
                              "below {} x the GPU memory, saving a checkpoint of what the GPUs "
                              "hold does not fit in RAM",
-                             group_digits(have), group_digits(total_vram_gb(c.b)),
-                             group_digits(c.p.min_ram_per_vram, 1)),
+                             format_number(have), format_number(total_vram_gb(c.b)),
+                             format_number(c.p.min_ram_per_vram, 1)),
                  qty(have, "GB"), qty(need, "GB", 0, ">="),
-                 fmt::format("use {} GB or more of RAM", group_digits(std::ceil(need))),
+                 fmt::format("use {} GB or more of RAM", format_number(std::ceil(need))),
                  "parts.memory"};
   });
 }
@@ -73,10 +73,10 @@ static void mem002(RuleContext& c) {
     return Words{
         fmt::format("{} GB of system RAM for {} GB of GPU memory; datasets, pinned buffers "
                     "and checkpoint saving want {} x the GPU memory",
-                    group_digits(have), group_digits(total_vram_gb(c.b)),
-                    group_digits(c.p.ram_per_vram, 1)),
+                    format_number(have), format_number(total_vram_gb(c.b)),
+                    format_number(c.p.ram_per_vram, 1)),
         qty(have, "GB"), qty(need, "GB", 0, ">="),
-        fmt::format("use {} GB or more of RAM", group_digits(std::ceil(need))), "parts.memory"};
+        fmt::format("use {} GB or more of RAM", format_number(std::ceil(need))), "parts.memory"};
   });
 }
 
@@ -122,10 +122,10 @@ static void mem003(RuleContext& c) {
   const double gb = ram_gb(c.b);
   if (p.max_memory_gb > 0 && gb > p.max_memory_gb) {
     c.fail([&] {
-      return Words{fmt::format("{} GB of memory; {} takes at most {} GB", group_digits(gb), p.name,
-                               group_digits(p.max_memory_gb)),
+      return Words{fmt::format("{} GB of memory; {} takes at most {} GB", format_number(gb), p.name,
+                               format_number(p.max_memory_gb)),
                    qty(gb, "GB"), qty(p.max_memory_gb, "GB", 0, "<="),
-                   fmt::format("use at most {} GB", group_digits(p.max_memory_gb)), path};
+                   fmt::format("use at most {} GB", format_number(p.max_memory_gb)), path};
     });
   }
 }
@@ -181,13 +181,13 @@ static void stor002(RuleContext& c) {
     return Words{
         fmt::format("{} GB of storage; dataset {} GB + {} checkpoint{} of {} GB ({} parameters "
                     "x {} B) + {} GB for the system need {} GB",
-                    group_digits(have), group_digits(c.b.data.dataset_gb), kept,
-                    kept == 1 ? "" : "s", group_digits(ckpt), format_count(params),
-                    group_digits(c.p.checkpoint_bytes_per_param),
-                    group_digits(c.p.storage_reserve_gb), group_digits(need)),
+                    format_number(have), format_number(c.b.data.dataset_gb), kept,
+                    kept == 1 ? "" : "s", format_number(ckpt), format_count(params),
+                    format_number(c.p.checkpoint_bytes_per_param),
+                    format_number(c.p.storage_reserve_gb), format_number(need)),
         qty(have, "GB"), qty(need, "GB", 0, ">="),
         fmt::format("add {} GB or more of NVMe storage, or keep fewer checkpoints",
-                    group_digits(std::ceil(need - have))),
+                    format_number(std::ceil(need - have))),
         c.b.storage.empty() ? "parts" : "parts.storage"};
   });
 }

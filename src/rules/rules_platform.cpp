@@ -60,7 +60,7 @@ static void plat002(RuleContext& c) {
     c.fail([&] {
       return Words{
           fmt::format("{} is {} mm long; {} takes cards up to {} mm", g.name,
-                      group_digits(g.length_mm), p.name, group_digits(p.max_gpu_length_mm)),
+                      format_number(g.length_mm), p.name, format_number(p.max_gpu_length_mm)),
           qty(g.length_mm, "mm"), qty(p.max_gpu_length_mm, "mm", 0, "<="),
           "use a shorter card or a chassis that takes full-length cards", "parts.gpu"};
     });
@@ -198,10 +198,11 @@ static void plat005(RuleContext& c) {
   if (p.max_psu_w > 0 && psu.watts_230v > p.max_psu_w) {
     c.fail([&] {
       return Words{
-          fmt::format("{} is rated {}; {} takes PSUs up to {}", psu.name, watts(psu.watts_230v),
-                      p.name, watts(p.max_psu_w)),
+          fmt::format("{} is rated {}; {} takes PSUs up to {}", psu.name,
+                      format_watts(psu.watts_230v), p.name, format_watts(p.max_psu_w)),
           qty(psu.watts_230v, "W"), qty(p.max_psu_w, "W", 0, "<="),
-          fmt::format("use PSUs of at most {} (more of them if needed)", watts(p.max_psu_w)), path};
+          fmt::format("use PSUs of at most {} (more of them if needed)", format_watts(p.max_psu_w)),
+          path};
     });
   }
 }
@@ -243,7 +244,7 @@ static void cpu002(RuleContext& c) {
   if (have >= need) return;
   c.fail([&] {
     return Words{fmt::format("{} CPU cores for {} GPUs; data loading wants {} per GPU ({})", have,
-                             c.b.gpu.count, group_digits(c.p.cores_per_gpu, 1), need),
+                             c.b.gpu.count, format_number(c.p.cores_per_gpu, 1), need),
                  qty(have, "cores"), qty(need, "cores", 0, ">="),
                  fmt::format("use a CPU with {} or more cores", need), "parts.cpu"};
   });

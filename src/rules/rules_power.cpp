@@ -17,7 +17,7 @@ std::string voltage_note(const Build& b) {
   if (b.site.voltage <= 0) return "; PSU ratings at 115 V (the spec states no site voltage)";
   if (b.site.voltage_assumed) {
     return fmt::format("; PSU ratings at {} V (assumed from site.circuit_w: set site.voltage)",
-                       group_digits(b.site.voltage));
+                       format_number(b.site.voltage));
   }
   return "";
 }
@@ -42,15 +42,16 @@ static void pwr001(RuleContext& c) {
   // Which of the three terms set the need (psu_needed_for_gpus_w).
   std::string why =
       fmt::format("{} x their board power of {}, for transients",
-                  group_digits(c.p.psu_board_power_factor, 2), watts(gpu_power_w(c.b)));
-  if (n * c.p.psu_w_per_gpu >= need) why = fmt::format("{} per GPU", watts(c.p.psu_w_per_gpu));
+                  format_number(c.p.psu_board_power_factor, 2), format_watts(gpu_power_w(c.b)));
+  if (n * c.p.psu_w_per_gpu >= need)
+    why = fmt::format("{} per GPU", format_watts(c.p.psu_w_per_gpu));
   if (n >= 2 && c.p.psu_multi_gpu_min_w >= need) {
-    why = fmt::format("a multi-GPU build starts at {}", watts(c.p.psu_multi_gpu_min_w));
+    why = fmt::format("a multi-GPU build starts at {}", format_watts(c.p.psu_multi_gpu_min_w));
   }
   c.fail([&] {
     return Words{fmt::format("PSU capacity is {} ({}) for {} GPU{}; the rule asks for {} ({}){}",
-                             watts(have), psu_desc(c.b), n, n > 1 ? "s" : "", watts(need), why,
-                             voltage_note(c.b)),
+                             format_watts(have), psu_desc(c.b), n, n > 1 ? "s" : "",
+                             format_watts(need), why, voltage_note(c.b)),
                  qty(have, "W"), qty(need, "W", 0, ">="), psu_fix(c.b, need),
                  c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
   });
@@ -66,10 +67,11 @@ static void pwr002(RuleContext& c) {
     const std::string headroom =
         vendor_validated_power(c.b)
             ? std::string("the vendor-validated configuration with no extra headroom")
-            : fmt::format("x {} headroom ({} policy)", group_digits(c.p.psu_margin, 2),
+            : fmt::format("x {} headroom ({} policy)", format_number(c.p.psu_margin, 2),
                           c.rs.policy);
-    return Words{fmt::format("PSU capacity is {} ({}); peak draw {} {} needs {}{}", watts(have),
-                             psu_desc(c.b), watts(peak), headroom, watts(need), voltage_note(c.b)),
+    return Words{fmt::format("PSU capacity is {} ({}); peak draw {} {} needs {}{}",
+                             format_watts(have), psu_desc(c.b), format_watts(peak), headroom,
+                             format_watts(need), voltage_note(c.b)),
                  qty(have, "W"), qty(need, "W", 0, ">="), psu_fix(c.b, need),
                  c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
   });
@@ -90,7 +92,7 @@ static void pwr003(RuleContext& c) {
     for (const auto& k : region->circuits) {
       if (k.watts() * frac >= wall && k.watts() > c.b.site.circuit_w) {
         options.push_back(
-            fmt::format("one {} circuit ({} continuous)", k.name, watts(k.watts() * frac)));
+            fmt::format("one {} circuit ({} continuous)", k.name, format_watts(k.watts() * frac)));
         break;
       }
     }
@@ -121,20 +123,21 @@ static void pwr003(RuleContext& c) {
       options.push_back(
           fmt::format("power-limit the GPUs to {} each (nvidia-smi -pl {}): about "
                       "{:.0f} % lower throughput",
-                      watts(limit), group_digits(limit), slower));
+                      format_watts(limit), format_number(limit), slower));
     }
   }
   if (options.empty()) options.push_back("a larger circuit, or fewer GPUs");
   const std::string circuit =
       c.b.site.circuits > 1
-          ? fmt::format("{} circuits of {}", c.b.site.circuits, watts(c.b.site.circuit_w))
-          : fmt::format("the {} circuit", watts(c.b.site.circuit_w));
+          ? fmt::format("{} circuits of {}", c.b.site.circuits, format_watts(c.b.site.circuit_w))
+          : fmt::format("the {} circuit", format_watts(c.b.site.circuit_w));
   c.fail([&] {
     return Words{
         fmt::format("the build draws {} at the wall (peak {} at {:.0f} % PSU efficiency); {} "
                     "carries {} continuously ({:.0f} % of its rating){}",
-                    watts(wall), watts(peak_draw_w(c.b)), eff * 100, circuit, watts(cap),
-                    frac * 100, c.b.site.basis.empty() ? "" : "; " + c.b.site.basis),
+                    format_watts(wall), format_watts(peak_draw_w(c.b)), eff * 100, circuit,
+                    format_watts(cap), frac * 100,
+                    c.b.site.basis.empty() ? "" : "; " + c.b.site.basis),
         qty(wall, "W"), qty(cap, "W", 0, "<="),
         "use " + fmt::format("{}", fmt::join(options, "; or ")), "site"};
   });
@@ -147,9 +150,9 @@ static void pwr006(RuleContext& c) {
   c.fail([&] {
     return Words{fmt::format("{} runs on 200-240 V only (no low-line rating); the site supplies "
                              "{} V{}",
-                             c.b.psu.part->name, group_digits(v),
+                             c.b.psu.part->name, format_number(v),
                              c.b.site.voltage > 0 ? "" : " (the spec states no site voltage)"),
-                 text_qty(fmt::format("{} V", group_digits(v))), text_qty("200-240 V"),
+                 text_qty(fmt::format("{} V", format_number(v))), text_qty("200-240 V"),
                  "run it from a 200-240 V circuit (in the US a 208/240 V circuit, e.g. NEMA "
                  "L6-30), or use PSUs rated for 100-127 V",
                  c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
@@ -224,7 +227,7 @@ static void pwr005(RuleContext& c) {
         fmt::format("{} need {}: {} 8-pin cables, the PSUs have {} ({} W per 8-pin, {} W per "
                     "12VHPWR)",
                     counted_name(g.name, c.b.gpu.count), need, plan.needed_8pin, plan.psu_8pin,
-                    group_digits(c.p.w_per_8pin), group_digits(c.p.w_per_12vhpwr)),
+                    format_number(c.p.w_per_8pin), format_number(c.p.w_per_12vhpwr)),
         qty(plan.psu_8pin, "8-pin cables"), qty(plan.needed_8pin, "8-pin cables", 0, ">="), fix,
         c.b.psu_from_platform ? "parts.platform" : "parts.psu"};
   });

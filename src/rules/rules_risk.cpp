@@ -59,7 +59,7 @@ static void risk003(RuleContext& c) {
     return Words{fmt::format("{} {} passively cooled: without a server's forced airflow they pass "
                              "{} degC and throttle",
                              counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "are" : "is",
-                             group_digits(c.p.throttle_temp_c)),
+                             format_number(c.p.throttle_temp_c)),
                  text_qty("no chassis airflow"), text_qty("server airflow"),
                  "use a server chassis that ducts air through the GPUs, or actively cooled cards",
                  "parts.gpu"};
@@ -74,7 +74,7 @@ static void risk004(RuleContext& c) {
     return Words{fmt::format("{} take{} 12VHPWR/12V-2x6 plugs, rated {} W with a small margin; "
                              "melted connectors were traced to plugs not fully seated",
                              counted_name(g.name, c.b.gpu.count), c.b.gpu.count > 1 ? "" : "s",
-                             group_digits(c.p.w_per_12vhpwr)),
+                             format_number(c.p.w_per_12vhpwr)),
                  {},
                  {},
                  "seat every plug fully, avoid sharp bends near the connector, prefer native "

@@ -6,6 +6,7 @@
 #include "engine_internal.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 
 namespace gpuadvisor::rules::detail {
 
@@ -41,7 +42,7 @@ static void vram001(RuleContext& c) {
     std::string fix;
     if (fit.verdict == workload::Verdict::fits_with_changes && !fit.changes.empty()) {
       std::vector<std::string> steps;
-      for (const auto& ch : fit.changes) steps.push_back(ch.description);
+      for (const auto& ch : fit.changes) steps.push_back(workload::change_sentence(ch));
       fix = fmt::format("{}: then {} per GPU", fmt::join(steps, ", then "),
                         format_bytes(fit.changes.back().memory.total));
     } else {

@@ -37,7 +37,7 @@ std::vector<CloudOption> cloud_options(const catalog::Catalog& cat, const worklo
       o.hours = k.time_hours;
       o.gpu_hours = k.gpu_hours;
       o.cost_usd = k.gpu_hours * row.usd_per_gpu_hour;
-      for (const auto& c : fit.changes) o.changes.push_back(c.summary);
+      o.changes = fit.changes;
       out.push_back(std::move(o));
       break;
     }

@@ -13,6 +13,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/rules/engine.hpp"
 #include "gpuadvisor/rules/region.hpp"
+#include "gpuadvisor/workload/fit_words.hpp"
 
 namespace gpuadvisor::search {
 namespace {
@@ -110,19 +111,26 @@ std::vector<std::string> tips_for(const RecommendedBuild& b, const GpuPlan& plan
   const auto& g = *b.candidate.choice.gpu;
   const int n = b.candidate.choice.gpus;
   const bool fits = (plan.violations & bit(rules::vram_fit_rule())) == 0;
-  for (const auto& ch : fits ? plan.changes : std::vector<std::string>{}) {
-    if (ch.starts_with("enable gradient checkpointing")) {
-      tips.push_back(
-          "gradient checkpointing (activation recomputation) is on so that the job fits: "
-          "about a third more compute, included in the time");
-    } else if (ch.starts_with("micro-batch")) {
-      tips.push_back(fmt::format("{}: the global batch stays {} sequences per optimizer step", ch,
-                                 w.batch_size * w.grad_accumulation * n));
-    } else if (ch.starts_with("shard")) {
-      tips.push_back(
-          fmt::format("{} (DeepSpeed ZeRO or PyTorch FSDP) so that the model states "
-                      "fit",
-                      ch));
+  for (const auto& ch : fits ? plan.changes : std::vector<workload::FitChange>{}) {
+    switch (ch.kind) {
+      case workload::FitChangeKind::grad_checkpointing:
+        tips.push_back(
+            "gradient checkpointing (activation recomputation) is on so that the job fits: "
+            "about a third more compute, included in the time");
+        break;
+      case workload::FitChangeKind::micro_batch:
+        tips.push_back(fmt::format("{}: the global batch stays {} sequences per optimizer step",
+                                   workload::change_clause(ch),
+                                   w.batch_size * w.grad_accumulation * n));
+        break;
+      case workload::FitChangeKind::sharding:
+        tips.push_back(
+            fmt::format("{} (DeepSpeed ZeRO or PyTorch FSDP) so that the model states "
+                        "fit",
+                        workload::change_clause(ch)));
+        break;
+      default:  // recommend's adaptation makes only the changes above
+        break;
     }
   }
   if (w.training() && w.precision == workload::Precision::fp32 && g.tensor_tflops_16bit > 0) {

@@ -32,16 +32,23 @@ void adapt(GpuPlan& plan, const catalog::Gpu& g, int gpus) {
   workload::Workload& w = plan.workload;
   if (fits(w, g, gpus)) return;
   workload::Workload trial = w;
-  std::vector<std::string> changes;
+  std::vector<workload::FitChange> changes;
+  auto change = [&](workload::FitChangeKind kind) -> workload::FitChange& {
+    workload::FitChange& c = changes.emplace_back();
+    c.kind = kind;
+    c.training = trial.training();
+    c.memory = workload::memory_per_gpu(trial, g, gpus);
+    return c;
+  };
+  auto done = [&] {
+    w = trial;
+    plan.changes = changes;
+  };
   const bool transformer = trial.arch.kind == catalog::ModelKind::transformer;
   if (trial.training() && transformer && !trial.grad_checkpointing) {
     trial.grad_checkpointing = true;
-    changes.emplace_back("enable gradient checkpointing");
-    if (fits(trial, g, gpus)) {
-      w = trial;
-      plan.changes = changes;
-      return;
-    }
+    change(workload::FitChangeKind::grad_checkpointing);
+    if (fits(trial, g, gpus)) return done();
   }
   if (trial.batch_size > 1) {
     const int from = trial.batch_size;
@@ -50,37 +57,34 @@ void adapt(GpuPlan& plan, const catalog::Gpu& g, int gpus) {
       trial.grad_accumulation = std::max(1, from / trial.batch_size) * w.grad_accumulation;
       if (fits(trial, g, gpus)) break;
     }
-    changes.push_back(fmt::format("micro-batch {} -> {} with {}x gradient accumulation", from,
-                                  trial.batch_size, trial.grad_accumulation));
-    if (fits(trial, g, gpus)) {
-      w = trial;
-      plan.changes = changes;
-      return;
-    }
+    workload::FitChange& c = change(workload::FitChangeKind::micro_batch);
+    c.from = from;
+    c.to = trial.batch_size;
+    c.accumulation = trial.grad_accumulation;
+    if (fits(trial, g, gpus)) return done();
   }
+  auto shard = [&](workload::Sharding s) {
+    trial.sharding = s;
+    workload::FitChange& c = change(workload::FitChangeKind::sharding);
+    c.from = c.to = gpus;
+    c.sharding = s;
+  };
   if (trial.training() && gpus > 1) {
     for (auto s :
          {workload::Sharding::zero1, workload::Sharding::zero2, workload::Sharding::zero3}) {
       if (s <= trial.sharding) continue;
       trial.sharding = s;
       if (fits(trial, g, gpus)) {
-        changes.push_back(fmt::format(
-            "shard with {} over the {} GPUs",
-            s == workload::Sharding::zero3 ? "ZeRO-3/FSDP" : workload::to_string(s), gpus));
-        w = trial;
-        plan.changes = changes;
-        return;
+        shard(s);
+        return done();
       }
     }
   }
   // Nothing fits: the plan keeps every change (VRAM001 fails, and says by how
   // much even with them).
   if (!changes.empty()) {
-    if (trial.sharding != w.sharding) {
-      changes.push_back(fmt::format("shard with ZeRO-3/FSDP over the {} GPUs", gpus));
-    }
-    w = trial;
-    plan.changes = changes;
+    if (trial.sharding != w.sharding) shard(workload::Sharding::zero3);
+    done();
   }
 }
 

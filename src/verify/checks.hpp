@@ -36,7 +36,7 @@ void check_run(Ctx& c);
 [[nodiscard]] std::string gpu_label(const GpuInventory& inv, std::size_t i);
 
 [[nodiscard]] inline rules::Quantity qty(double v, std::string unit, int decimals = 0) {
-  return {v, unit, fmt::format("{} {}", rules::group_digits(v, decimals), unit)};
+  return {v, unit, fmt::format("{} {}", format_number(v, decimals), unit)};
 }
 [[nodiscard]] inline rules::Quantity text_qty(std::string text) {
   return {std::nullopt, "", std::move(text)};

@@ -65,13 +65,13 @@ void model_and_count(Ctx& c, const GpuInventory& inv) {
   Groups small;
   for (std::size_t i = 0; i < inv.gpus.size(); ++i) {
     const auto& mib = inv.gpus[i].memory_mib;
-    if (mib && *mib < need_mib) small[rules::group_digits(*mib)].push_back(i);
+    if (mib && *mib < need_mib) small[format_number(*mib)].push_back(i);
   }
   for (const auto& [mib, g] : small) {
     c.add("VGPU003",
           fmt::format("{} {} {} MiB of memory; the spec's {} has {} GB", which(inv, g),
                       g.size() == 1 ? "has" : "have", mib, gpu.part->name,
-                      rules::group_digits(gpu.part->memory_gb)),
+                      format_number(gpu.part->memory_gb)),
           qty(inv.gpus[g[0]].memory_mib.value_or(0), "MiB"), qty(std::ceil(need_mib), "MiB"),
           "The cards are a smaller-memory SKU (or partitioned with MIG): have them replaced, or "
           "re-size the workloads with 'gpuadvisor estimate' for this memory",
@@ -217,8 +217,7 @@ void power(Ctx& c, const GpuInventory& inv) {
     const auto& o = inv.gpus[i];
     const auto def = default_of(o);
     if (o.power_limit_w && def && *o.power_limit_w < *def * c.t.power_cap_fraction) {
-      capped[fmt::format("{} of {}", rules::group_digits(*o.power_limit_w),
-                         rules::group_digits(*def))]
+      capped[fmt::format("{} of {}", format_number(*o.power_limit_w), format_number(*def))]
           .push_back(i);
     }
     if (o.persistence && !*o.persistence) no_persist["off"].push_back(i);
@@ -231,20 +230,20 @@ void power(Ctx& c, const GpuInventory& inv) {
             ? fmt::format(
                   "Restore the cap: 'sudo rocm-smi --setpoweroverdrive {}' (or "
                   "--resetpoweroverdrive), and remove the setting that lowered it",
-                  rules::group_digits(def))
+                  format_number(def))
             : fmt::format(
                   "Restore the default limit: 'sudo nvidia-smi -pl {}' (per GPU: -i N), and remove "
                   "the power-saving setting or boot script that lowered it",
-                  rules::group_digits(def));
-    c.add("VPWR001",
-          fmt::format("{} {} power-capped at {} W, below the default limit of {} W (board power {} "
-                      "W): clocks drop under load",
-                      which(inv, gi), gi.size() == 1 ? "is" : "are",
-                      rules::group_digits(*o.power_limit_w), rules::group_digits(def),
-                      rules::group_digits(part.power_w)),
-          qty(*o.power_limit_w, "W"),
-          text_qty(fmt::format(">= {} W", rules::group_digits(def * c.t.power_cap_fraction))),
-          restore, "parts.gpu");
+                  format_number(def));
+    c.add(
+        "VPWR001",
+        fmt::format("{} {} power-capped at {} W, below the default limit of {} W (board power {} "
+                    "W): clocks drop under load",
+                    which(inv, gi), gi.size() == 1 ? "is" : "are", format_number(*o.power_limit_w),
+                    format_number(def), format_number(part.power_w)),
+        qty(*o.power_limit_w, "W"),
+        text_qty(fmt::format(">= {} W", format_number(def * c.t.power_cap_fraction))), restore,
+        "parts.gpu");
   }
   for (const auto& [k, gi] : no_persist) {
     c.add("VPWR002", fmt::format("persistence mode is off on {}", which(inv, gi)),
@@ -297,8 +296,8 @@ void thermals(Ctx& c, const GpuInventory& inv) {
       c.add(
           "VTHM001",
           fmt::format("{} is at {} °C, at or above the {} °C where GPUs throttle",
-                      gpu_label(inv, i), rules::group_digits(*o.temp_c), rules::group_digits(hot)),
-          qty(*o.temp_c, "°C"), text_qty(fmt::format("< {} °C", rules::group_digits(hot))),
+                      gpu_label(inv, i), format_number(*o.temp_c), format_number(hot)),
+          qty(*o.temp_c, "°C"), text_qty(fmt::format("< {} °C", format_number(hot))),
           "Check the chassis fans run at full speed and that no blanking panel or cable blocks the "
           "GPU airflow; lower the inlet temperature",
           "parts.gpu");

@@ -133,11 +133,11 @@ void ram(Ctx& c) {
     c.add("VMEM001",
           fmt::format(
               "{} has MemTotal {} GiB; the spec's {} x {} is {} GiB (at least {} GiB should show)",
-              h.meminfo_file, rules::group_digits(have_gib, 1), c.spec.build.memory.count,
-              c.spec.build.memory.part->name, rules::group_digits(want_gib),
-              rules::group_digits(want_gib * c.t.ram_tolerance)),
+              h.meminfo_file, format_number(have_gib, 1), c.spec.build.memory.count,
+              c.spec.build.memory.part->name, format_number(want_gib),
+              format_number(want_gib * c.t.ram_tolerance)),
           qty(have_gib, "GiB", 1),
-          text_qty(fmt::format(">= {} GiB", rules::group_digits(want_gib * c.t.ram_tolerance))),
+          text_qty(fmt::format(">= {} GiB", format_number(want_gib * c.t.ram_tolerance))),
           "Check the DIMM count with 'sudo dmidecode -t memory' and reseat or replace missing "
           "modules (missing DIMMs also cut memory channels)",
           "parts.memory");
@@ -169,7 +169,7 @@ void drives(Ctx& c) {
   if (!missing.empty()) {
     std::vector<std::string> seen;
     for (const auto& d : h.drives)
-      seen.push_back(fmt::format("{} {} TB", d.name, rules::group_digits(d.bytes / 1e12, 2)));
+      seen.push_back(fmt::format("{} {} TB", d.name, format_number(d.bytes / 1e12, 2)));
     c.add("VSTO001",
           fmt::format("{} of the spec's drives are not in {}: {}; found {}", missing.size(),
                       h.drives_file, fmt::join(missing, ", "),

@@ -7,8 +7,6 @@
 namespace gpuadvisor::verify::detail {
 namespace {
 
-std::string pct(double share) { return fmt::format("{} %", rules::group_digits(share * 100)); }
-
 /// GPU memory in MiB: the log's memory.total, else nvidia-smi -q -x, else the spec's GPU.
 std::optional<double> total_mib(const Ctx& c, const GpuRun& g) {
   if (g.mem_total_mib) return g.mem_total_mib;
@@ -47,7 +45,7 @@ void check_run(Ctx& c) {
       std::string fix;
       if (stalls) {
         cause = fmt::format("it sat idle (<= 5 %) in {} of the samples: the GPU waits for input",
-                            pct(g.idle_share));
+                            format_percent(g.idle_share, true));
         fix =
             "Feed the GPU faster: raise DataLoader num_workers (about the CPU cores per GPU), set "
             "pin_memory=True and persistent_workers=True, "
@@ -56,7 +54,7 @@ void check_run(Ctx& c) {
       } else if (small_batch) {
         cause =
             fmt::format("it used at most {} of {} MiB: the batches are too small to fill the GPU",
-                        rules::group_digits(*g.mem_used_max_mib), rules::group_digits(*total));
+                        format_number(*g.mem_used_max_mib), format_number(*total));
         fix =
             "Raise the per-GPU batch size (or sequence packing) until memory is about 80-90 % "
             "used; use gradient accumulation to keep the global batch";
@@ -67,25 +65,24 @@ void check_run(Ctx& c) {
             "Profile a few steps (torch.profiler) for host-side gaps: logging, synchronisation, "
             "CPU augmentation; also check DataLoader workers and pinned memory";
       }
-      c.add(
-          "VRUN001",
-          fmt::format(
-              "{} ran below {} % utilisation in {} of {} samples (median {} %, p10 {} %); {}", who,
-              rules::group_digits(t.util_target), pct(g.below_util_share), g.samples,
-              rules::group_digits(g.util_p50), rules::group_digits(g.util_p10), cause),
-          {g.util_p50, "%", fmt::format("median {} %", rules::group_digits(g.util_p50))},
-          text_qty(fmt::format(">= {} % for most of the run", rules::group_digits(t.util_target))),
-          fix, "workloads");
+      c.add("VRUN001",
+            fmt::format(
+                "{} ran below {} % utilisation in {} of {} samples (median {} %, p10 {} %); {}",
+                who, format_number(t.util_target), format_percent(g.below_util_share, true),
+                g.samples, format_number(g.util_p50), format_number(g.util_p10), cause),
+            {g.util_p50, "%", fmt::format("median {} %", format_number(g.util_p50))},
+            text_qty(fmt::format(">= {} % for most of the run", format_number(t.util_target))), fix,
+            "workloads");
     }
     const auto total = total_mib(c, g);
     if (g.mem_used_max_mib && total && *total > 0 &&
         *g.mem_used_max_mib >= t.memory_full * *total) {
       c.add("VRUN002",
             fmt::format("{} used up to {} of {} MiB ({} %): no headroom for a longer sequence", who,
-                        rules::group_digits(*g.mem_used_max_mib), rules::group_digits(*total),
-                        rules::group_digits(*g.mem_used_max_mib / *total * 100)),
+                        format_number(*g.mem_used_max_mib), format_number(*total),
+                        format_number(*g.mem_used_max_mib / *total * 100)),
             qty(*g.mem_used_max_mib, "MiB"),
-            text_qty(fmt::format("< {} MiB", rules::group_digits(t.memory_full * *total))),
+            text_qty(fmt::format("< {} MiB", format_number(t.memory_full * *total))),
             "Lower the per-GPU batch (keep the global batch with gradient accumulation), enable "
             "activation checkpointing, or shard optimizer state (ZeRO/FSDP)",
             "workloads");
@@ -94,10 +91,10 @@ void check_run(Ctx& c) {
       c.add("VRUN003",
             fmt::format("{} reached {} °C and was at or above {} °C in {} of the samples; thermal "
                         "slowdown was set in {}",
-                        who, rules::group_digits(g.temp_max_c.value_or(0)),
-                        rules::group_digits(hot), pct(g.hot_share), pct(g.thermal_share)),
+                        who, format_number(g.temp_max_c.value_or(0)), format_number(hot),
+                        format_percent(g.hot_share, true), format_percent(g.thermal_share, true)),
             qty(g.temp_max_c.value_or(0), "°C"),
-            text_qty(fmt::format("< {} °C", rules::group_digits(hot))),
+            text_qty(fmt::format("< {} °C", format_number(hot))),
             "Improve cooling: fans at full speed under load, clear GPU airflow (ducts, blanking "
             "panels, cable routing), a cooler inlet; in a tower, space the cards",
             "parts.gpu");
@@ -108,10 +105,10 @@ void check_run(Ctx& c) {
       c.add("VRUN004",
             fmt::format("{} was held by the power cap in {} of the samples while drawing a median "
                         "{} W, well below its {} W board power: the power limit was lowered",
-                        who, pct(g.power_cap_share), rules::group_digits(*g.power_p50_w),
-                        rules::group_digits(board)),
+                        who, format_percent(g.power_cap_share, true), format_number(*g.power_p50_w),
+                        format_number(board)),
             qty(*g.power_p50_w, "W"),
-            text_qty(fmt::format("~{} W when capped", rules::group_digits(board))),
+            text_qty(fmt::format("~{} W when capped", format_number(board))),
             "Check 'nvidia-smi -q -d POWER' for a Power Limit below the Default Power Limit and "
             "restore it with 'sudo nvidia-smi -pl DEFAULT'",
             "parts.gpu");
@@ -119,8 +116,8 @@ void check_run(Ctx& c) {
     if (g.hw_slowdown_share > 0) {
       c.add("VRUN006",
             fmt::format("{} had HW slowdown or power brake set in {} of the samples", who,
-                        pct(g.hw_slowdown_share)),
-            text_qty(pct(g.hw_slowdown_share)), text_qty("0 %"),
+                        format_percent(g.hw_slowdown_share, true)),
+            text_qty(format_percent(g.hw_slowdown_share, true)), text_qty("0 %"),
             "Check the PSUs (all fed and healthy, redundancy not lost), the GPU power cables and "
             "the board's power telemetry (BMC event log)",
             "parts.psu");
@@ -130,9 +127,9 @@ void check_run(Ctx& c) {
       c.add("VRUN005",
             fmt::format("{} ran at a median {} % utilisation while the busiest GPU ran at {} %: "
                         "one slow GPU sets every step's pace",
-                        who, rules::group_digits(g.util_p50), rules::group_digits(best_p50)),
-            {g.util_p50, "%", fmt::format("median {} %", rules::group_digits(g.util_p50))},
-            text_qty(fmt::format("> {} %", rules::group_digits(best_p50 - t.straggler_points))),
+                        who, format_number(g.util_p50), format_number(best_p50)),
+            {g.util_p50, "%", fmt::format("median {} %", format_number(g.util_p50))},
+            text_qty(fmt::format("> {} %", format_number(best_p50 - t.straggler_points))),
             "Compare the GPU's clocks, temperature and PCIe link with the others (gpuadvisor "
             "verify on nvidia-smi -q -x); check the data shard sizes are even",
             "parts.gpu");

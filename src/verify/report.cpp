@@ -18,7 +18,7 @@ std::string plural(std::size_t n, std::string_view w) {
 std::string gpu_summary(const GpuInventory& inv) {
   std::map<std::string, int> models;
   for (const auto& g : inv.gpus)
-    ++models[g.memory_mib ? fmt::format("{} ({} MiB)", g.name, rules::group_digits(*g.memory_mib))
+    ++models[g.memory_mib ? fmt::format("{} ({} MiB)", g.name, format_number(*g.memory_mib))
                           : g.name];
   std::vector<std::string> parts;
   for (const auto& [m, n] : models) parts.push_back(fmt::format("{} x {}", n, m));
@@ -61,7 +61,7 @@ std::string verify_text(const VerifyResult& v, const rules::RuleSet& rs, bool st
     host.push_back(fmt::format("{} x {} ({} cores, {} threads)", h.sockets,
                                terminal_safe(h.cpu_model), h.cores, h.threads));
   if (!h.meminfo_file.empty())
-    host.push_back(fmt::format("{} GiB RAM", rules::group_digits(h.mem_total_kib / 1048576.0, 1)));
+    host.push_back(fmt::format("{} GiB RAM", format_number(h.mem_total_kib / 1048576.0, 1)));
   if (!h.drives_file.empty()) host.push_back(plural(h.drives.size(), "disk"));
   if (!h.cpufreq_file.empty()) {
     std::vector<std::string> g;
@@ -78,17 +78,16 @@ std::string verify_text(const VerifyResult& v, const rules::RuleSet& rs, bool st
         "thermal  power cap\n";
     for (const auto& g : v.log->gpus) {
       const auto o = [](const std::optional<double>& x, std::string_view unit) {
-        return x ? fmt::format("{}{}", rules::group_digits(*x), unit) : std::string("-");
+        return x ? fmt::format("{}{}", format_number(*x), unit) : std::string("-");
       };
       out += fmt::format(
           "    {:>3}  {:>7}  {:>16}  {:>7}  {:>11}  {:>8}  {:>9}  {:>6}  {:>7}  {:>9}\n", g.gpu,
           g.samples,
-          fmt::format("{}/{}/{} %", rules::group_digits(g.util_p10),
-                      rules::group_digits(g.util_p50), rules::group_digits(g.util_p90)),
-          fmt::format("{} %", rules::group_digits(g.below_util_share * 100)),
-          o(g.mem_used_max_mib, ""), o(g.temp_max_c, " C"), o(g.power_p50_w, " W"),
-          o(g.sm_p50_mhz, ""), fmt::format("{} %", rules::group_digits(g.thermal_share * 100)),
-          fmt::format("{} %", rules::group_digits(g.power_cap_share * 100)));
+          fmt::format("{}/{}/{} %", format_number(g.util_p10), format_number(g.util_p50),
+                      format_number(g.util_p90)),
+          format_percent(g.below_util_share, true), o(g.mem_used_max_mib, ""),
+          o(g.temp_max_c, " C"), o(g.power_p50_w, " W"), o(g.sm_p50_mhz, ""),
+          format_percent(g.thermal_share, true), format_percent(g.power_cap_share, true));
     }
   }
   out += "\n";

@@ -37,19 +37,6 @@ constexpr double kCostLora = 5;
 constexpr double kCostQlora = 6;
 constexpr int kMaxFitGpus = 8;  // one server; beyond that it is a cluster question
 
-std::string sharding_name(Sharding s) {
-  switch (s) {
-    case Sharding::zero1:
-      return "ZeRO-1 (optimizer states)";
-    case Sharding::zero2:
-      return "ZeRO-2 (optimizer states + gradients)";
-    case Sharding::zero3:
-      return "ZeRO-3/FSDP (all model states)";
-    default:
-      return "no sharding";
-  }
-}
-
 struct Evaluator {
   const Workload& w;
   bool fp8_ok;
@@ -237,65 +224,45 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
     r.fixed.lora_rank = k::kDefaultLoraRank;
   }
   Plan cur = given;
+  FitChange step;
+  step.training = w.training();
+  auto push = [&](FitChangeKind kind) {
+    step.kind = kind;
+    step.memory = ev.memory(cur);
+    r.changes.push_back(step);
+  };
   if (best->checkpointing != cur.checkpointing) {
     cur.checkpointing = best->checkpointing;
-    r.changes.push_back({"grad-checkpointing",
-                         "enable gradient checkpointing (recomputes the forward pass in backward)",
-                         "ckpt", ev.memory(cur)});
+    push(FitChangeKind::grad_checkpointing);
   }
   if (best->batch != cur.batch) {
-    const int accumulation = r.fixed.grad_accumulation;
     cur.batch = best->batch;
-    r.changes.push_back(
-        {"micro-batch",
-         w.training()
-             ? fmt::format("micro-batch {} -> {} with {}x gradient accumulation "
-                           "(same global batch)",
-                           given.batch, best->batch, accumulation)
-             : fmt::format("serve {} sequences at a time instead of {}", best->batch, given.batch),
-         fmt::format("mb {}", best->batch), ev.memory(cur)});
+    step.from = given.batch;
+    step.to = best->batch;
+    step.accumulation = r.fixed.grad_accumulation;
+    push(FitChangeKind::micro_batch);
   }
   if (best->precision != cur.precision) {
     cur.precision = best->precision;
-    r.changes.push_back(
-        {"precision",
-         !w.training()
-             ? fmt::format(
-                   "serve with {} weights ({:.3g} bits per weight)", to_string(best->precision),
-                   detail::weight_bits(best->precision, default_quant(best->precision, w.engine)))
-             : fmt::format("{} -> {} mixed precision", to_string(given.precision),
-                           to_string(best->precision)),
-         std::string(to_string(best->precision)), ev.memory(cur)});
+    step.precision_from = given.precision;
+    step.precision_to = best->precision;
+    step.weight_bits =
+        detail::weight_bits(best->precision, default_quant(best->precision, w.engine));
+    push(FitChangeKind::precision);
   }
   if (best->gpus != cur.gpus || best->sharding != cur.sharding) {
-    std::string text;
-    if (!w.training()) {
-      text = fmt::format("split over {} GPUs with tensor parallelism", best->gpus);
-    } else if (best->gpus == cur.gpus) {
-      text =
-          fmt::format("shard with {} over the {} GPUs", sharding_name(best->sharding), best->gpus);
-    } else {
-      text =
-          fmt::format("use {} GPUs and shard with {}", best->gpus, sharding_name(best->sharding));
-    }
     cur.gpus = best->gpus;
     cur.sharding = best->sharding;
-    r.changes.push_back({best->gpus != given.gpus ? "gpus" : "sharding", text,
-                         w.training() ? fmt::format("{} x{}", to_string(best->sharding), best->gpus)
-                                      : fmt::format("TP x{}", best->gpus),
-                         ev.memory(cur)});
+    step.from = given.gpus;
+    step.to = best->gpus;
+    step.sharding = best->sharding;
+    push(best->gpus != given.gpus ? FitChangeKind::gpus : FitChangeKind::sharding);
   }
   if (best->task != cur.task) {
-    const int rank = w.lora_rank > 0 ? w.lora_rank : k::kDefaultLoraRank;
     cur.task = best->task;
-    r.changes.push_back(
-        {best->task == Task::qlora ? "qlora" : "lora",
-         best->task == Task::qlora
-             ? fmt::format("QLoRA: 4-bit NF4 base with rank-{} adapters instead of {}", rank,
-                           given.task == Task::lora ? "a 16-bit base" : "full fine-tuning")
-             : fmt::format("LoRA: frozen base with rank-{} adapters instead of full fine-tuning",
-                           rank),
-         std::string(best->task == Task::qlora ? "QLoRA" : "LoRA"), ev.memory(cur)});
+    step.task_from = given.task;
+    step.lora_rank = w.lora_rank > 0 ? w.lora_rank : k::kDefaultLoraRank;
+    push(best->task == Task::qlora ? FitChangeKind::qlora : FitChangeKind::lora);
   }
   return r;
 }

@@ -256,11 +256,11 @@ TEST_CASE("text output: thousands separators; JSON: raw numbers", "[cli][convent
   auto rec = run({"recommend", "--budget", "20000", "--model-size", "7B", "--top", "1"});
   CHECK(std::regex_search(rec.out, std::regex(R"(speed    \d,\d{3}\.\d tokens/s)")));
 
-  CHECK(gpuadvisor::report::format_number(1102581.4) == "1,102,581");
-  CHECK(gpuadvisor::report::format_number(6438.94, 1) == "6,438.9");
-  CHECK(gpuadvisor::report::format_number(999.96, 1) == "1,000.0");
-  CHECK(gpuadvisor::report::format_number(-1234567) == "-1,234,567");
-  CHECK(gpuadvisor::report::format_number(-0.01) == "0");
+  CHECK(gpuadvisor::format_number(1102581.4) == "1,102,581");
+  CHECK(gpuadvisor::format_number(6438.94, 1) == "6,438.9");
+  CHECK(gpuadvisor::format_number(999.96, 1) == "1,000.0");
+  CHECK(gpuadvisor::format_number(-1234567) == "-1,234,567");
+  CHECK(gpuadvisor::format_number(-0.01) == "0");
   CHECK(gpuadvisor::report::format_rate(48211.2, "tokens") == "48,211 tokens/s");
 }
 

@@ -24,9 +24,6 @@ namespace gpuadvisor {
 [[nodiscard]] std::string format_duration_hours(double hours);
 /// "$1,234" (whole dollars, thousands separated).
 [[nodiscard]] std::string format_usd(double usd);
-/// `v` rounded to `digits` significant digits (0 for 0 and non-finite values),
-/// so that JSON output is stable across platforms.
-[[nodiscard]] double round_significant(double v, int digits = 4);
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kGB = 1e9;

@@ -1,4 +1,5 @@
 #pragma once
+#include "gpuadvisor/report/text.hpp"
 /// Renderers of `check` (text, JSON, JUnit XML, SARIF 2.1.0) and of `rules`
 /// (text, JSON). They return strings or JSON values and never print.
 #include <functional>
@@ -63,11 +64,6 @@ void append_finding_text(std::string& out, const rules::SpecResult& s, std::size
 /// and source; the policies; the framework table.
 [[nodiscard]] std::string rules_text(const rules::RuleSet& rs);
 [[nodiscard]] nlohmann::ordered_json rules_json(const rules::RuleSet& rs);
-
-/// Word-wraps `text` to `width` columns; every line after the first starts
-/// with `indent` spaces (the first line's prefix is the caller's).
-[[nodiscard]] std::string wrap_text(std::string_view text, std::size_t width, std::size_t first,
-                                    std::size_t indent);
 
 /// A parameter value as text with its unit: "800 W", "1.2x", "80plus-gold".
 [[nodiscard]] std::string param_text(const rules::ParamView& p);

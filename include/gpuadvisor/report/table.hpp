@@ -1,4 +1,6 @@
 #pragma once
+#include "gpuadvisor/core/number.hpp"
+#include "gpuadvisor/report/text.hpp"
 /// A plain-text table for terminal output: columns sized to their content,
 /// numbers right-aligned.
 #include <string>
@@ -28,15 +30,8 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-/// A number with thousands separators and `decimals` decimals: "1,102,581",
-/// "6,438.9". Text output uses it for every count and rate; JSON has raw numbers.
-[[nodiscard]] std::string format_number(double v, int decimals = 0);
-
 /// A rate: one decimal below 10,000, whole above ("6,438.9 tokens/s",
 /// "48,211 tokens/s").
 [[nodiscard]] std::string format_rate(double per_s, std::string_view unit);
-
-/// Display width of UTF-8 text (code points; the catalog has no wide glyphs).
-[[nodiscard]] std::size_t display_width(const std::string& s);
 
 }  // namespace gpuadvisor::report

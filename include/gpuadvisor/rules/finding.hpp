@@ -1,4 +1,5 @@
 #pragma once
+#include "gpuadvisor/core/number.hpp"
 /// What the rules engine reports: one Finding per problem or note.
 #include <optional>
 #include <string>
@@ -15,9 +16,6 @@ struct Quantity {
   std::string unit;
   std::string text;
 };
-
-/// 1600 -> "1,600", (2.5, 1) -> "2.5": numbers as findings and reports show them.
-[[nodiscard]] std::string group_digits(double v, int decimals = 0);
 
 /// One problem (or note) a rule found in a build.
 struct Finding {

@@ -37,7 +37,7 @@ struct CloudOption {
   double hours = 0;      ///< wall time
   double gpu_hours = 0;  ///< billed GPU-hours
   double cost_usd = 0;
-  std::vector<std::string> changes;  ///< fit changes the job needs there
+  std::vector<workload::FitChange> changes;  ///< fit changes the job needs there
 };
 
 /// Every cloud offer of `cat` whose GPU holds `w` on at most 64 GPUs (whole

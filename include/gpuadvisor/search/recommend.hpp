@@ -93,10 +93,10 @@ struct RecommendedBuild {
   std::shared_ptr<const GpuPlan> plan;
   std::vector<BomLine> bom;
   PowerBudget power;
-  workload::MemoryBreakdown memory;  ///< per GPU, for the workload as the build runs it
-  double available_bytes = 0;        ///< per GPU
-  double usable_bytes = 0;           ///< per GPU, less the memory margin
-  std::vector<std::string> changes;  ///< workload changes made so that it fits
+  workload::MemoryBreakdown memory;          ///< per GPU, for the workload as the build runs it
+  double available_bytes = 0;                ///< per GPU
+  double usable_bytes = 0;                   ///< per GPU, less the memory margin
+  std::vector<workload::FitChange> changes;  ///< workload changes made so that it fits
   workload::ComputeEstimate compute;
   double energy_kwh = 0;  ///< at the wall, whole system, incl. PUE
   double pue = 1;

@@ -74,9 +74,9 @@ struct Choice {
 
 /// The workload as one build runs it, and what the GPU-only rules say.
 struct GpuPlan {
-  workload::Workload workload;       ///< adapted: gpus = the build's count, changes applied
-  std::vector<std::string> changes;  ///< adaptations made so that it fits ("enable ...")
-  RuleMask violations = 0;           ///< GPU-only rules that fail (any severity)
+  workload::Workload workload;               ///< adapted: gpus = the build's count, changes applied
+  std::vector<workload::FitChange> changes;  ///< adaptations made so that it fits
+  RuleMask violations = 0;                   ///< GPU-only rules that fail (any severity)
   workload::ComputeEstimate compute;
 };
 

@@ -422,16 +422,33 @@ struct ComputeEstimate {
 [[nodiscard]] double model_mfu(const Workload& w, const catalog::Gpu& gpu, int gpus,
                                std::string* basis = nullptr);
 
-/// One step of a fix that makes a workload fit, with the memory re-estimated
-/// after this step (steps apply cumulatively).
+/// What a fit change does (workload/fit_words.hpp words it).
+enum class FitChangeKind {
+  grad_checkpointing,
+  micro_batch,
+  precision,
+  sharding,
+  gpus,
+  lora,
+  qlora
+};
+
+/// One step of a fix that makes a workload fit, as values (the memory is
+/// re-estimated after this step; steps apply cumulatively). Only the fields
+/// of its kind are set.
 struct FitChange {
-  /// "grad-checkpointing", "micro-batch", "precision", "sharding", "gpus", "lora", "qlora"
-  std::string kind;
-  /// "enable gradient checkpointing ...", "micro-batch 8 -> 2 with 4x gradient accumulation ..."
-  std::string description;
-  /// Short form for tables: "ckpt", "mb 2" (micro-batch 2), "bf16", "zero3 x4", "TP x2", "QLoRA"
-  std::string summary;
-  MemoryBreakdown memory;  ///< per GPU after this step
+  FitChangeKind kind = FitChangeKind::grad_checkpointing;
+  bool training = true;  ///< a training job (or inference: serving words)
+  int from = 0;          ///< micro_batch: sequences per micro-batch before
+  int to = 0;            ///< micro_batch: after; sharding, gpus: the GPUs after
+  int accumulation = 1;  ///< micro_batch: gradient accumulation steps after
+  Precision precision_from = Precision::bf16;  ///< precision
+  Precision precision_to = Precision::bf16;    ///< precision
+  double weight_bits = 0;                      ///< precision, inference: per weight
+  Sharding sharding = Sharding::none;          ///< sharding, gpus: the stage after
+  Task task_from = Task::finetune;             ///< lora, qlora: what it replaces
+  int lora_rank = 0;                           ///< lora, qlora: adapter rank
+  MemoryBreakdown memory;                      ///< per GPU after this step
 };
 
 /// The settings a fit may change; FitResult::fixed holds them after the fix.
@@ -471,10 +488,6 @@ struct FitResult {
 /// micro-batch < lower precision < sharding over the GPUs / more GPUs (up to 8)
 /// < LoRA < QLoRA) is returned, each step re-estimated.
 [[nodiscard]] FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus);
-
-/// `w` with the fix of `r` applied (task, precision, sharding, GPUs, micro-batch,
-/// accumulation, checkpointing), counts updated: for re-estimating compute.
-[[nodiscard]] Workload apply_fix(const Workload& w, const FitResult& r);
 
 /// `w` with the fix of `r` applied (task, precision, sharding, GPUs, micro-batch,
 /// accumulation, checkpointing), counts updated: for re-estimating compute.

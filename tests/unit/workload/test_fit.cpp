@@ -1,4 +1,5 @@
 // fit(): verdicts, the least invasive fix, and every step re-estimated.
+#include "gpuadvisor/workload/fit_words.hpp"
 #include "helpers.hpp"
 
 using namespace gpuadvisor;
@@ -56,7 +57,7 @@ TEST_CASE("fits leaves the memory margin free", "[workload][fit]") {
   CHECK(r.per_gpu_bytes > r.usable_bytes);
   CHECK(r.per_gpu_bytes < r.available_bytes);
   REQUIRE(r.verdict == Verdict::fits_with_changes);
-  CHECK(r.changes.front().kind == "micro-batch");
+  CHECK(r.changes.front().kind == FitChangeKind::micro_batch);
   CHECK(r.changes.back().memory.total <= r.usable_bytes);
   in.memory_margin = 0.0;
   CHECK(fit(make(in), g, 1).verdict == Verdict::fits);
@@ -69,7 +70,7 @@ TEST_CASE("LoRA on Llama 3 8B on an RTX 4090 needs checkpointing", "[workload][f
   const auto r = fit(w, g, 1);
   CHECK(r.verdict == Verdict::fits_with_changes);
   REQUIRE(r.changes.size() == 1);
-  CHECK(r.changes[0].kind == "grad-checkpointing");
+  CHECK(r.changes[0].kind == FitChangeKind::grad_checkpointing);
   CHECK(r.fixed.grad_checkpointing);
   check_reestimated(w, r, g);
 }
@@ -82,9 +83,11 @@ TEST_CASE("a micro-batch too large is split with accumulation", "[workload][fit]
   const auto r = fit(w, g, 1);
   REQUIRE(r.verdict == Verdict::fits_with_changes);
   REQUIRE(r.changes.size() == 1);
-  CHECK(r.changes[0].kind == "micro-batch");
+  CHECK(r.changes[0].kind == FitChangeKind::micro_batch);
   CHECK(r.fixed.batch_size * r.fixed.grad_accumulation == 64);
-  CHECK(r.changes[0].description.find("gradient accumulation") != std::string::npos);
+  CHECK(r.changes[0].from == 64);
+  CHECK(r.changes[0].to == r.fixed.batch_size);
+  CHECK(r.changes[0].accumulation == r.fixed.grad_accumulation);
   check_reestimated(w, r, g);
 }
 
@@ -95,8 +98,9 @@ TEST_CASE("full fine-tuning of a 7B model on one 4090 becomes LoRA or QLoRA", "[
   REQUIRE(r.verdict == Verdict::fits_with_changes);
   // Sharding over 8 x 24 GB cannot hold 16 B/param x 6.7B + activations per
   // GPU? It can (13.5 GB each): sharding comes before changing the method.
-  CHECK((r.changes.back().kind == "gpus" || r.changes.back().kind == "lora" ||
-         r.changes.back().kind == "qlora"));
+  CHECK((r.changes.back().kind == FitChangeKind::gpus ||
+         r.changes.back().kind == FitChangeKind::lora ||
+         r.changes.back().kind == FitChangeKind::qlora));
   check_reestimated(w, r, g);
 }
 
@@ -109,7 +113,7 @@ TEST_CASE("ZeRO-3 over the given GPUs before anything that changes the method", 
   const auto r = fit(w, g, 8);
   REQUIRE(r.verdict == Verdict::fits_with_changes);
   REQUIRE(r.changes.size() == 1);
-  CHECK(r.changes[0].kind == "sharding");
+  CHECK(r.changes[0].kind == FitChangeKind::sharding);
   CHECK(r.fixed.gpus == 8);
   check_reestimated(w, r, g);
 }
@@ -120,12 +124,12 @@ TEST_CASE("inference too large for one GPU: FP8 weights or tensor parallelism", 
   const auto w = make(in);
   const auto r = fit(w, gpu("h100-sxm"), 1);
   REQUIRE(r.verdict == Verdict::fits_with_changes);
-  CHECK(r.changes[0].kind == "precision");  // FP8 before a second GPU
+  CHECK(r.changes[0].kind == FitChangeKind::precision);  // FP8 before a second GPU
   check_reestimated(w, r, gpu("h100-sxm"));
   // No FP8 tensor cores on Ampere: int8 weights (GPTQ) before a second GPU.
   const auto a = fit(w, gpu("a100-80gb-sxm"), 1);
   REQUIRE(a.verdict == Verdict::fits_with_changes);
-  CHECK(a.changes[0].kind == "precision");
+  CHECK(a.changes[0].kind == FitChangeKind::precision);
   CHECK(a.fixed.precision == Precision::int8);
   CHECK(a.fixed.gpus == 1);
   check_reestimated(w, a, gpu("a100-80gb-sxm"));
@@ -166,4 +170,73 @@ TEST_CASE("tensor-parallel degrees are those serving engines accept", "[workload
   CHECK_FALSE(valid_tensor_parallel(a, 2));
   a.kind = catalog::ModelKind::cnn;  // data parallel
   CHECK(valid_tensor_parallel(a, 3));
+}
+
+// The words of each change are declared once (fit_words.cpp) and read the
+// change's amounts: check's VRAM001, estimate and recommend show these.
+TEST_CASE("fit changes in words: sentence, clause and tag of each kind", "[workload][fit]") {
+  FitChange c;
+  c.kind = FitChangeKind::grad_checkpointing;
+  CHECK(to_string(c.kind) == "grad-checkpointing");
+  CHECK(change_sentence(c) ==
+        "enable gradient checkpointing (recomputes the forward pass in backward)");
+  CHECK(change_clause(c) == "enable gradient checkpointing");
+  CHECK(change_tag(c) == "ckpt");
+
+  c.kind = FitChangeKind::micro_batch;
+  c.from = 8;
+  c.to = 2;
+  c.accumulation = 4;
+  CHECK(to_string(c.kind) == "micro-batch");
+  CHECK(change_sentence(c) ==
+        "micro-batch 8 -> 2 with 4x gradient accumulation (same global batch)");
+  CHECK(change_clause(c) == "micro-batch 8 -> 2 with 4x gradient accumulation");
+  CHECK(change_tag(c) == "mb 2");
+  c.training = false;
+  CHECK(change_sentence(c) == "serve 2 sequences at a time instead of 8");
+
+  c.kind = FitChangeKind::precision;
+  c.precision_from = Precision::fp32;
+  c.precision_to = Precision::bf16;
+  c.training = true;
+  CHECK(change_sentence(c) == "fp32 -> bf16 mixed precision");
+  CHECK(change_tag(c) == "bf16");
+  c.training = false;
+  c.precision_to = Precision::int4;
+  c.weight_bits = 4.25;
+  CHECK(change_sentence(c) == "serve with int4 weights (4.25 bits per weight)");
+  CHECK(change_clause(c) == change_sentence(c));
+
+  c.kind = FitChangeKind::sharding;
+  c.training = true;
+  c.from = c.to = 4;
+  c.sharding = Sharding::zero3;
+  CHECK(change_sentence(c) == "shard with ZeRO-3/FSDP (all model states) over the 4 GPUs");
+  CHECK(change_clause(c) == "shard with ZeRO-3/FSDP over the 4 GPUs");
+  CHECK(change_tag(c) == "zero3 x4");
+  c.sharding = Sharding::zero1;
+  CHECK(change_clause(c) == "shard with zero1 over the 4 GPUs");
+
+  c.kind = FitChangeKind::gpus;
+  c.from = 1;
+  c.to = 8;
+  c.sharding = Sharding::zero2;
+  CHECK(to_string(c.kind) == "gpus");
+  CHECK(change_sentence(c) == "use 8 GPUs and shard with ZeRO-2 (optimizer states + gradients)");
+  CHECK(change_tag(c) == "zero2 x8");
+  c.training = false;
+  CHECK(change_sentence(c) == "split over 8 GPUs with tensor parallelism");
+  CHECK(change_tag(c) == "TP x8");
+
+  c.kind = FitChangeKind::lora;
+  c.lora_rank = 16;
+  CHECK(change_sentence(c) ==
+        "LoRA: frozen base with rank-16 adapters instead of full fine-tuning");
+  CHECK(change_tag(c) == "LoRA");
+  c.kind = FitChangeKind::qlora;
+  c.task_from = Task::lora;
+  CHECK(change_sentence(c) ==
+        "QLoRA: 4-bit NF4 base with rank-16 adapters instead of a 16-bit base");
+  CHECK(change_tag(c) == "QLoRA");
+  CHECK(words({c, c}, change_tag) == std::vector<std::string>{"QLoRA", "QLoRA"});
 }
