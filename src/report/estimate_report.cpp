@@ -359,7 +359,8 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
             : "");
   }
   if (e.layout)
-    out += wrap(fmt::format("  {:<12}", "layout"), layout_line(*e.layout), wrap_at, 14) + "\n";
+    out +=
+        wrap_after(fmt::format("  {:<12}", "layout"), layout_line(*e.layout), wrap_at, 14) + "\n";
   out += "\n" + memory_section(e, e.memory);
 
   if (e.gpu && !e.rows.empty()) {
