@@ -12,8 +12,10 @@ using Align = Table::Align;
 
 std::string fabrics(const std::vector<std::string>& f) {
   std::string out;
-  for (const auto& x : f)
-    out += (out.empty() ? "" : "/") + std::string(x == "infiniband" ? "IB" : "Eth");
+  for (const auto& x : f) {
+    if (!out.empty()) out += '/';
+    out += x == "infiniband" ? "IB" : "Eth";
+  }
   return out;
 }
 std::string speed(double gbps) { return fmt::format("{:g}G", gbps); }
