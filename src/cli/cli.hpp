@@ -13,6 +13,7 @@
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
+#include "gpuadvisor/report/check_report.hpp"
 
 namespace gpuadvisor::cli {
 
@@ -138,5 +139,7 @@ void install_output_guards();
 [[nodiscard]] std::string red(const Globals& g, std::string_view s);
 [[nodiscard]] std::string yellow(const Globals& g, std::string_view s);
 [[nodiscard]] std::string green(const Globals& g, std::string_view s);
+/// The text renderers' styling and width for this run (refers to `g`).
+[[nodiscard]] report::TextStyle text_style(const Globals& g);
 
 }  // namespace gpuadvisor::cli

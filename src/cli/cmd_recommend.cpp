@@ -253,12 +253,7 @@ ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
     auto all = search::recommend(cat, *rs, wide);
     emit(g, report::recommend_html(*rec, req, *rs, all ? &*all : nullptr));
   } else {
-    report::TextStyle style;
-    style.error = [&g](std::string_view s) { return red(g, s); };
-    style.warning = [&g](std::string_view s) { return yellow(g, s); };
-    style.ok = [&g](std::string_view s) { return green(g, s); };
-    style.bold = [&g](std::string_view s) { return bold(g, s); };
-    style.width = g.width;
+    const auto style = text_style(g);
     emit(g, report::recommend_text(*rec, req, *rs, style) + next_steps(g, o, *rec));
   }
   return rec->builds.empty() ? ExitCode::no : ExitCode::ok;

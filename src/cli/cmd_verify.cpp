@@ -51,13 +51,7 @@ ExitCode run_verify(const Globals& g, const VerifyOptions& o) {
   } else if (g.format == "sarif") {
     emit(g, report::check_sarif(verify::as_check_report(v, o.strict), rs).dump(2) + "\n");
   } else {
-    report::TextStyle style;
-    style.error = [&g](std::string_view s) { return red(g, s); };
-    style.warning = [&g](std::string_view s) { return yellow(g, s); };
-    style.note = [](std::string_view s) { return std::string(s); };
-    style.ok = [&g](std::string_view s) { return green(g, s); };
-    style.bold = [&g](std::string_view s) { return bold(g, s); };
-    style.width = g.width;
+    const auto style = text_style(g);
     emit(g, verify::verify_text(v, rs, o.strict, style));
   }
   return v.result.failed(o.strict) ? ExitCode::no : ExitCode::ok;

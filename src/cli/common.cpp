@@ -103,4 +103,14 @@ std::string red(const Globals& g, std::string_view s) { return ansi(g, "31", s);
 std::string yellow(const Globals& g, std::string_view s) { return ansi(g, "33", s); }
 std::string green(const Globals& g, std::string_view s) { return ansi(g, "32", s); }
 
+report::TextStyle text_style(const Globals& g) {
+  report::TextStyle style;  // notes stay plain
+  style.error = [&g](std::string_view s) { return red(g, s); };
+  style.warning = [&g](std::string_view s) { return yellow(g, s); };
+  style.ok = [&g](std::string_view s) { return green(g, s); };
+  style.bold = [&g](std::string_view s) { return bold(g, s); };
+  style.width = g.width;
+  return style;
+}
+
 }  // namespace gpuadvisor::cli

@@ -108,12 +108,7 @@ ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf, const Ser
   if (g.format == "json") {
     emit(g, report::serving_plan_json(plan, *w, req).dump(2) + "\n");
   } else {
-    report::TextStyle style;
-    style.error = [&g](std::string_view s) { return red(g, s); };
-    style.warning = [&g](std::string_view s) { return yellow(g, s); };
-    style.ok = [&g](std::string_view s) { return green(g, s); };
-    style.bold = [&g](std::string_view s) { return bold(g, s); };
-    style.width = g.width;
+    const auto style = text_style(g);
     emit(g, report::serving_plan_text(plan, *w, req, style));
   }
   return plan.options.empty() ? ExitCode::no : ExitCode::ok;
