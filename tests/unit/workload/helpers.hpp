@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/workload/hf_config.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 #include "support/run.hpp"
 
@@ -20,6 +21,13 @@ inline const catalog::Catalog& workload_catalog() {
     return std::move(*r);
   }();
   return c;
+}
+
+/// The model read from tests/data/model-configs/NAME/config.json.
+inline workload::ModelDefinition hf_fixture(const std::string& name) {
+  auto d = workload::load_hf_config(data("model-configs/" + name + "/config.json"));
+  if (!d) FAIL(to_string(d.error()));
+  return std::move(*d);
 }
 
 inline const catalog::Gpu& gpu(const std::string& id) {

@@ -17,11 +17,7 @@ using gpuadvisor::test::data;
 
 namespace {
 
-ModelDefinition fixture(const std::string& name) {
-  auto d = load_hf_config(data("model-configs/" + name + "/config.json"));
-  if (!d) FAIL(to_string(d.error()));
-  return std::move(*d);
-}
+ModelDefinition fixture(const std::string& name) { return test::hf_fixture(name); }
 
 Workload from_config(const std::string& name, Task task, int seq = 4096) {
   WorkloadInput in;

@@ -14,11 +14,7 @@ using gpuadvisor::test::data;
 
 namespace {
 
-ModelDefinition fixture(const std::string& name) {
-  auto d = load_hf_config(data("model-configs/" + name + "/config.json"));
-  if (!d) FAIL(to_string(d.error()));
-  return std::move(*d);
-}
+ModelDefinition fixture(const std::string& name) { return test::hf_fixture(name); }
 
 /// The single message reading `j` produces, as the CLI prints it.
 std::string rejected(const nlohmann::json& j) {
