@@ -87,6 +87,7 @@ static void plat003(RuleContext& c) {
   const bool takes = std::find(p.gpu_form_factors.begin(), p.gpu_form_factors.end(), form) !=
                      p.gpu_form_factors.end();
   if (!takes) {
+    if (c.quiet_fail()) return;
     std::vector<std::string> labels;
     for (const auto& f : p.gpu_form_factors) labels.push_back(form_label(f));
     const std::string takes_text = fmt::format("{}", fmt::join(labels, "/"));

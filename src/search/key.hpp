@@ -12,6 +12,8 @@ namespace gpuadvisor::search::detail {
 
 class Key {
  public:
+  // Room for the longest key (a platform's ~30 fields) without regrowing.
+  Key() { out_.reserve(160); }
   Key& operator()(double v) { return raw(&v, sizeof v); }
   Key& operator()(int v) { return raw(&v, sizeof v); }
   Key& operator()(bool v) { return (*this)(v ? 1 : 0); }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <queue>
@@ -165,10 +166,6 @@ std::string platform_key(const Platform& p) {
       .str();
 }
 
-bool contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 /// A power item as rules::power_items() adds it: count x each, or nothing.
 double item(int count, double each) { return count > 0 && each > 0 ? count * each : 0.0; }
 
@@ -247,9 +244,8 @@ struct PlatInfo {
   int included_count = 0;
   std::vector<StoOpt> storage;  ///< Pareto front (price, power, NVMe drives)
   const std::vector<CoolOpt>* cooling = nullptr;
-  Cents min_cooling = 0;        ///< lower bound of the cooling part's price
-  Cents min_memory = 0;         ///< cheapest memory for MEM001 alone
-  std::array<bool, 3> takes{};  ///< GPU form factors it takes: pcie, sxm, oam
+  Cents min_cooling = 0;  ///< lower bound of the cooling part's price
+  Cents min_memory = 0;   ///< cheapest memory for MEM001 alone
 };
 
 /// The cheapest completion of a (GPU, count) group: every part but the GPUs.
@@ -297,15 +293,18 @@ struct Searcher::Impl {
   std::vector<const rules::RuleDecl*> floors;  ///< of those, the rules with a PSU floor
 
   std::vector<const Gpu*> gpus;
-  std::vector<std::string> plan_keys;            ///< plan_key() of each GPU (plans)
-  std::vector<int> gpu_sku;                      ///< id of each GPU's gpu_key() (completions)
-  std::vector<int> gpu_fit;                      ///< id of what PLAT001-PLAT003 read of each GPU
-  std::vector<std::vector<Cents>> lower_bounds;  ///< [gpu_fit][count]: platform part
+  std::vector<const catalog::Architecture*> archs;  ///< of each GPU
+  std::vector<std::string> plan_keys;               ///< plan_key() of each GPU (plans)
+  std::vector<int> gpu_sku;                         ///< id of each GPU's gpu_key() (completions)
+  std::vector<int> gpu_fit;                         ///< id of what PLAT001-PLAT003 read of each GPU
+  std::vector<std::vector<Cents>> lower_bounds;     ///< [gpu_fit][count]: platform part
   std::vector<const Cpu*> cpus;
   std::vector<const CpuCooler*> cpu_coolers;
   std::vector<const MemoryKit*> mems;
   std::vector<const Storage*> stos;
   std::vector<const Psu*> psus;
+  std::vector<const Platform*> platforms;  ///< unique and allowed
+  std::size_t cooler_count = 0;            ///< unique cooling parts
   std::vector<PlatInfo> plats;
   std::vector<CoolOpt> cooling_tower, cooling_rack;
   std::unordered_map<std::string, PsuTable> psu_tables;
@@ -319,12 +318,13 @@ struct Searcher::Impl {
 
   /// With clean_margin: the same search with the avoidable warnings as errors.
   std::unique_ptr<Impl> strict;
+  Impl* parent = nullptr;  ///< of the strict search: the search that owns it
 
-  Impl(const Context& c, const Constraints& k, RuleMask extra = 0)
-      : ctx(c), cons(k), p(c.params()), err(c.errors() | extra) {
-    if (cons.clean_margin && extra == 0 && ctx.avoidable_warnings() != 0) {
-      strict = std::make_unique<Impl>(c, k, ctx.avoidable_warnings());
-    }
+  /// `parent`: the search this one is the strict copy of; the parts (the
+  /// cheapest listing of each SKU) do not depend on the rules, so they are
+  /// taken from it rather than merged again.
+  Impl(const Context& c, const Constraints& k, RuleMask extra = 0, Impl* parent_search = nullptr)
+      : ctx(c), cons(k), p(c.params()), err(c.errors() | extra), parent(parent_search) {
     const auto& cat = ctx.catalog();
     const RuleMask gpu_only = gpu_rules();
     for (std::size_t i = 0; const rules::RuleDecl* r : rules::registry()) {
@@ -334,6 +334,54 @@ struct Searcher::Impl {
       if (r->psu_floor != nullptr) floors.push_back(r);
     }
     max_n = max_gpu_count(cat, cons);
+    if (parent != nullptr) {
+      gpus = parent->gpus;
+      archs = parent->archs;
+      plan_keys = parent->plan_keys;
+      gpu_sku = parent->gpu_sku;
+      gpu_fit = parent->gpu_fit;
+      lower_bounds.assign(parent->lower_bounds.size(),
+                          std::vector<Cents>(static_cast<std::size_t>(max_n) + 1, -1));
+      cpus = parent->cpus;
+      cpu_coolers = parent->cpu_coolers;
+      mems = parent->mems;
+      stos = parent->stos;
+      psus = parent->psus;
+      cooling_tower = parent->cooling_tower;
+      cooling_rack = parent->cooling_rack;
+      platforms = parent->platforms;
+      cooler_count = parent->cooler_count;
+    } else {
+      merge_parts();
+    }
+    for (const Platform* pl : platforms) {
+      PlatInfo info;
+      info.p = pl;
+      info.price = to_cents(pl->price.usd);
+      if (pl->included_psu) {
+        info.included = ctx.included_psu(*pl);
+        info.included_count = pl->included_psu->count;
+        if (info.included == nullptr) continue;  // dangling: the loader rejects these
+      }
+      info.storage = storage_for(*pl);
+      const auto& mem = memory_for(*pl, nullptr, 0, nullptr);
+      info.min_memory = mem.empty() ? kInf : mem.front().price;
+      info.cooling = pl->kind == catalog::PlatformKind::rack ? &cooling_rack : &cooling_tower;
+      info.min_cooling = min_cooling(info);
+      plats.push_back(std::move(info));
+    }
+    stats.unique_parts = cpus.size() + cpu_coolers.size() + mems.size() + stos.size() +
+                         psus.size() + cooler_count + plats.size() + gpus.size();
+    if (cons.clean_margin && extra == 0 && ctx.avoidable_warnings() != 0) {
+      strict = std::make_unique<Impl>(c, k, ctx.avoidable_warnings(), this);
+    }
+  }
+
+  /// The cheapest listing of each SKU of every category (what the rules read
+  /// of a part is its SKU), GPUs grouped by SKU and by what PLAT001-PLAT003
+  /// read of them.
+  void merge_parts() {
+    const auto& cat = ctx.catalog();
     // One group per GPU SKU (specifications and condition) and count: the
     // cheapest listing of a SKU gives its cheapest builds (ties: smallest id).
     std::vector<std::pair<const Gpu*, std::string>> allowed_gpus;
@@ -351,6 +399,7 @@ struct Searcher::Impl {
       std::string plan = Key()(key, static_cast<int>(g->condition)).str();
       if (cheapest_listing.at(plan) != g) continue;
       gpus.push_back(g);
+      archs.push_back(cat.architecture(g->architecture));
       plan_keys.push_back(std::move(plan));
       gpu_sku.push_back(
           skus.try_emplace(std::move(key), static_cast<int>(skus.size())).first->second);
@@ -365,29 +414,12 @@ struct Searcher::Impl {
     stos = unique_parts(cat.storage, storage_key);
     psus = unique_parts(cat.psus, psu_key);
     const auto coolers = unique_parts(cat.cooling, cooling_key);
+    cooler_count = coolers.size();
     cooling_tower = cooling_options(coolers, "tower");
     cooling_rack = cooling_options(coolers, "rack");
     for (const Platform* pl : unique_parts(cat.platforms, platform_key)) {
-      if (!allowed(*pl, cons)) continue;
-      PlatInfo info;
-      info.p = pl;
-      info.price = to_cents(pl->price.usd);
-      if (pl->included_psu) {
-        info.included = ctx.included_psu(*pl);
-        info.included_count = pl->included_psu->count;
-        if (info.included == nullptr) continue;  // dangling: the loader rejects these
-      }
-      info.storage = storage_for(*pl);
-      info.takes = {contains(pl->gpu_form_factors, "pcie"), contains(pl->gpu_form_factors, "sxm"),
-                    contains(pl->gpu_form_factors, "oam")};
-      const auto& mem = memory_for(*pl, nullptr, 0, nullptr);
-      info.min_memory = mem.empty() ? kInf : mem.front().price;
-      info.cooling = pl->kind == catalog::PlatformKind::rack ? &cooling_rack : &cooling_tower;
-      info.min_cooling = min_cooling(info);
-      plats.push_back(std::move(info));
+      if (allowed(*pl, cons)) platforms.push_back(pl);
     }
-    stats.unique_parts = cpus.size() + cpu_coolers.size() + mems.size() + stos.size() +
-                         psus.size() + coolers.size() + plats.size() + gpus.size();
   }
 
   /// True when every active rule that the parts `chosen` decide, and that
@@ -395,16 +427,56 @@ struct Searcher::Impl {
   /// the partial build b; rules with a bound apply it while undecidable.
   [[nodiscard]] bool stage_ok(const rules::Build& b, rules::Parts chosen, rules::Parts fresh,
                               const rules::Inputs& in) const {
+    return stage(chosen, fresh).ok(b, in);
+  }
+
+  /// The active rules a stage newly decides, and those it can only bound:
+  /// worked out once per (chosen, fresh), as the search asks the same few
+  /// stages many thousand times.
+  struct Stage {
+    rules::Parts chosen = 0;
+    rules::Parts fresh = 0;
+    std::vector<const rules::RuleDecl*> decide;
+    std::vector<const rules::RuleDecl*> bound;
+
+    /// stage_ok() of this stage.
+    [[nodiscard]] bool ok(const rules::Build& b, const rules::Inputs& in) const {
+      for (const rules::RuleDecl* r : decide) {
+        if (rules::decide(*r, b, in) == rules::Decision::fail) return false;
+      }
+      for (const rules::RuleDecl* r : bound) {
+        if (!r->bound(b, chosen, in)) return false;
+      }
+      return true;
+    }
+    [[nodiscard]] bool same_rules(const Stage& o) const {
+      return decide == o.decide && bound == o.bound;
+    }
+  };
+  mutable std::deque<Stage> stages;  ///< a dozen at most: found by a linear scan
+
+  [[nodiscard]] const Stage& stage(rules::Parts chosen, rules::Parts fresh) const {
+    for (const Stage& s : stages) {
+      if (s.chosen == chosen && s.fresh == fresh) return s;
+    }
+    Stage s;
+    s.chosen = chosen;
+    s.fresh = fresh;
     const rules::Parts before = chosen & ~fresh;
     for (const rules::RuleDecl* r : active) {
       if (rules::decidable(*r, chosen)) {
-        if (rules::decidable(*r, before)) continue;
-        if (rules::decide(*r, b, in) == rules::Decision::fail) return false;
-      } else if (r->bound != nullptr && !r->bound(b, chosen, in)) {
-        return false;
+        if (!rules::decidable(*r, before)) s.decide.push_back(r);
+      } else if (r->bound != nullptr) {
+        s.bound.push_back(r);
       }
     }
-    return true;
+    return stages.emplace_back(std::move(s));
+  }
+
+  /// True when the strict search decides this stage with the same rules as
+  /// its parent: then its tables for the stage are the parent's.
+  [[nodiscard]] bool parent_decides(rules::Parts chosen, rules::Parts fresh) const {
+    return parent != nullptr && stage(chosen, fresh).same_rules(parent->stage(chosen, fresh));
   }
 
   /// PSU capacity the active rules ask of build b (their PSU floors), W.
@@ -476,6 +548,9 @@ struct Searcher::Impl {
   // missing one).
 
   const std::vector<StoOpt>& storage_for(const Platform& pl) {
+    if (parent_decides(rules::part::platform | rules::part::storage, rules::part::storage)) {
+      return parent->storage_for(pl);
+    }
     auto [it, inserted] = storage_cache.try_emplace(
         Key()(pl.nvme_slots, pl.drive_bays, pl.nvme_form, pl.bay_size).str());
     if (inserted) it->second = storage_options(pl);
@@ -484,6 +559,12 @@ struct Searcher::Impl {
 
   /// CPUs for a platform; with a GPU, for n of them and the drives `sto`.
   const std::vector<CpuOpt>& cpu_for(const Platform& pl, const Gpu* g, int n, const StoOpt* sto) {
+    const rules::Parts fresh = rules::part::cpu | rules::part::cpu_cooler;
+    if (parent_decides(with_gpu(g, rules::part::platform | fresh) |
+                           (sto != nullptr ? rules::part::storage : rules::Parts{0}),
+                       fresh)) {
+      return parent->cpu_for(pl, g, n, sto);
+    }
     const int nvme = sto != nullptr ? sto->nvme : -1;
     auto [it, inserted] = cpu_cache.try_emplace(
         Key()(pl.socket, pl.cpu_families, pl.cpu_sockets, pl.memory_type, pl.gpu_pcie_lanes,
@@ -497,6 +578,11 @@ struct Searcher::Impl {
   /// Memory for a platform; with a GPU, for n of them; with a CPU, for its
   /// memory type and channels.
   const std::vector<MemOpt>& memory_for(const Platform& pl, const Gpu* g, int n, const Cpu* cpu) {
+    if (parent_decides(with_gpu(g, rules::part::platform | rules::part::memory) |
+                           (cpu != nullptr ? rules::part::cpu : rules::Parts{0}),
+                       rules::part::memory)) {
+      return parent->memory_for(pl, g, n, cpu);
+    }
     const double vram = g != nullptr ? g->memory_gb * n : -1.0;
     auto [it, inserted] = memory_cache.try_emplace(
         Key()(pl.memory_type, pl.registered_memory, pl.memory_slots, pl.max_memory_gb,
@@ -534,11 +620,12 @@ struct Searcher::Impl {
     rules::Build b = partial(pl, nullptr, 0);
     b.storage.resize(1);
     const rules::Parts chosen = rules::part::platform | rules::part::storage;
+    const Stage& st = stage(chosen, rules::part::storage);
     for (const Storage* s : stos) {
       const bool nvme = s->type == catalog::StorageType::nvme;
       for (int j = 1; j <= bound; ++j) {
         b.storage[0] = {s, j};
-        if (!stage_ok(b, chosen, rules::part::storage, ctx.inputs())) continue;
+        if (!st.ok(b, ctx.inputs())) continue;
         opts.push_back({s, j, j * to_cents(s->price.usd), item(j, s->power_w), nvme ? j : 0});
         break;
       }
@@ -572,17 +659,18 @@ struct Searcher::Impl {
       b.storage.push_back({sto->drive, sto->count});
       chosen |= rules::part::storage;
     }
+    const Stage& st = stage(chosen, fresh);
     for (const Cpu* c : cpus) {
       b.cpu = {c, k};
       const int lanes = rules::lanes_available(b);
       const double cpu_item = item(k, rules::cpu_power_w(*c));
       b.cpu_cooler = {};
-      if (stage_ok(b, chosen, fresh, ctx.inputs())) {
+      if (st.ok(b, ctx.inputs())) {
         opts.push_back({c, nullptr, k * to_cents(c->price.usd), cpu_item, lanes});
       }
       for (const CpuCooler* cooler : cpu_coolers) {
         b.cpu_cooler = {cooler, k};
-        if (!stage_ok(b, chosen, fresh, ctx.inputs())) continue;
+        if (!st.ok(b, ctx.inputs())) continue;
         opts.push_back({c, cooler, k * (to_cents(c->price.usd) + to_cents(cooler->price.usd)),
                         cpu_item + item(k, cooler->power_w), lanes});
       }
@@ -609,10 +697,11 @@ struct Searcher::Impl {
       b.cpu = {cpu, pl.cpu_sockets};
       chosen |= rules::part::cpu;
     }
+    const Stage& st = stage(chosen, rules::part::memory);
     for (const MemoryKit* m : mems) {
       for (int q = 1; q <= pl.memory_slots; ++q) {
         b.memory = {m, q};
-        if (!stage_ok(b, chosen, rules::part::memory, ctx.inputs())) continue;
+        if (!st.ok(b, ctx.inputs())) continue;
         opts.push_back({m, q, q * to_cents(m->price.usd), item(q, m->power_w)});
         break;
       }
@@ -629,6 +718,11 @@ struct Searcher::Impl {
   const PsuTable& psu_table(const PlatInfo& info, const Gpu* g, int n) {
     const Platform& pl = *info.p;
     const bool bound_only = g == nullptr;
+    if (parent_decides(
+            bound_only ? rules::part::psu : with_gpu(g, rules::part::platform | rules::part::psu),
+            rules::part::psu)) {
+      return parent->psu_table(info, g, n);  // reads only the platform and its PSUs of info
+    }
     const std::string part = bound_only ? std::string()
                                         : Key()(g->power_connector, g->power_connector_count,
                                                 g->power_w, n, pl.base_power_w, pl.psu_form,
@@ -647,9 +741,10 @@ struct Searcher::Impl {
     const rules::Parts chosen =
         bound_only ? rules::part::psu : with_gpu(g, rules::part::platform | rules::part::psu);
     std::vector<std::pair<double, PsuOpt>> opts;
+    const Stage& st = stage(chosen, rules::part::psu);
     auto add = [&](const Psu& psu, int r, Cents price) {
       b.psu = {&psu, r};
-      if (!stage_ok(b, chosen, rules::part::psu, ctx.inputs())) return;
+      if (!st.ok(b, ctx.inputs())) return;
       opts.push_back({ctx.efficiency(psu), PsuOpt{&psu, r, price, rules::psu_capacity_w(b)}});
     };
     if (info.included != nullptr) {
@@ -713,10 +808,29 @@ struct Searcher::Impl {
 
   /// True when the platform can take n GPUs of g (the rules a GPU and a
   /// platform decide: slots, form factor, baseboard).
-  [[nodiscard]] bool holds(const PlatInfo& info, const Gpu& g, int n) const {
-    return stage_ok(partial(*info.p, &g, n), rules::part::gpu | rules::part::platform,
-                    rules::part::platform, ctx.inputs());
+  [[nodiscard]] bool holds(const PlatInfo& info, std::size_t i, int n) const {
+    // Asked for thousands of (platform, GPU) pairs: one scratch build, so
+    // that no site or name is copied into a fresh Build each time.
+    rules::Build& b = hold_build;
+    const Platform& pl = *info.p;
+    b.platform = &pl;
+    b.gpu = {gpus[i], n};
+    b.architecture = archs[i];
+    if (const rules::Site& site = ctx.site(&pl); &site != hold_site) {
+      b.site = site;
+      hold_site = &site;
+    }
+    b.data = ctx.data();
+    b.psu_from_platform = pl.included_psu.has_value();
+    b.psu_redundant = pl.included_psu ? pl.included_psu->redundant : 0;
+    if (hold_stage == nullptr) {
+      hold_stage = &stage(rules::part::gpu | rules::part::platform, rules::part::platform);
+    }
+    return hold_stage->ok(b, ctx.inputs());
   }
+  mutable rules::Build hold_build;  ///< holds()' scratch: partial(), reused
+  mutable const rules::Site* hold_site = nullptr;
+  mutable const Stage* hold_stage = nullptr;
 
   // --- Exact completion -----------------------------------------------------
 
@@ -769,12 +883,13 @@ struct Searcher::Impl {
     }();
     if (rest.empty()) return;
 
-    const std::vector<workload::Workload> loads{ctx.plan(g, n).workload};
-    const rules::Inputs in{loads, ctx.rules()};
+    const rules::Inputs in{std::span(&ctx.plan(g, n).workload, 1), ctx.rules()};
     rules::Build b = partial(pl, &g, n);
     b.storage.resize(1);
     const rules::Parts no_psu = rules::part::all & ~rules::part::psu;
     const Cents psu_floor = cheapest_psu(psu, psu_need(b));
+    // Every rule but the PSU's (cooling rules, with COOL001's bound).
+    const Stage& cooled = stage(no_psu, rules::part::cooling);
     for (const Rest& r : rest) {
       const Cents base = info.price + r.price;
       if (base + info.min_cooling + psu_floor >= best.price) break;
@@ -791,8 +906,7 @@ struct Searcher::Impl {
         b.cooling.clear();
         if (c.part != nullptr) b.cooling.push_back({c.part, c.count});
         b.psu = {};
-        // Every rule but the PSU's (cooling rules, with COOL001's bound).
-        if (!stage_ok(b, no_psu, rules::part::cooling, in)) continue;
+        if (!cooled.ok(b, in)) continue;
         const double need = psu_need(b);
         for (const Staircase& s : psu) {
           const PsuOpt* o = s.query(need);
@@ -838,7 +952,7 @@ struct Searcher::Impl {
     ++stats.completed;
     for (const auto& [lb, at] : platform_order(n)) {
       if (lb >= best.price) break;
-      if (!holds(plats[at], g, n)) continue;
+      if (!holds(plats[at], i, n)) continue;
       complete(plats[at], g, n, best);
     }
     return best;
@@ -853,7 +967,7 @@ struct Searcher::Impl {
     if (memo < 0) {
       memo = kInf;
       for (const auto& [lb, at] : platform_order(n)) {
-        if (holds(plats[at], g, n)) {
+        if (holds(plats[at], i, n)) {
           memo = lb;
           break;
         }
@@ -873,6 +987,12 @@ struct Searcher::Impl {
       const Gpu& g = *gpus[i];
       for (int n = 1; n <= max_n; ++n) {
         if (!count_allowed(ctx, cons, n)) continue;
+        // The GPUs and the cheapest platform's bound alone over the budget:
+        // no need to find the first platform that holds them.
+        const auto& by_bound = platform_order(n);
+        if (by_bound.empty() || n * to_cents(g.price.usd) + by_bound.front().first > budget) {
+          continue;
+        }
         const Cents lb = lower_bound(i, n);
         if (lb > budget) continue;
         const GpuPlan& plan = ctx.plan(g, n, plan_keys[i]);

@@ -172,9 +172,12 @@ const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus) const {
 }
 
 const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus, const std::string& k) const {
-  auto key = std::make_pair(k, gpus);
-  auto it = plans_.find(key);
-  if (it != plans_.end()) return *it->second;
+  auto& by_count = plans_[k];
+  if (by_count.size() <= static_cast<std::size_t>(gpus)) {
+    by_count.resize(static_cast<std::size_t>(gpus) + 1);
+  }
+  auto& slot = by_count[static_cast<std::size_t>(gpus)];
+  if (slot != nullptr) return *slot;
   auto plan = std::make_unique<GpuPlan>();
   plan->workload = *base_;
   const int job = replica_gpus_ > 0 ? replica_gpus_ : gpus;  // GPUs one copy of the job runs on
@@ -185,15 +188,15 @@ const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus, const std::strin
   b.architecture = catalog_->architecture(gpu.architecture);
   b.site = site_;
   b.data = data_;
-  const std::vector<workload::Workload> ws{plan->workload};
-  const rules::Inputs in{ws, gpu_rules_};
+  const rules::Inputs in{std::span(&plan->workload, 1), gpu_rules_};
   for (const auto& info : gpu_rules_.rules) {
     if (!info.enabled || info.severity == rules::Severity::info) continue;
     const rules::RuleDecl* r = rules::find_rule(info.id);
     if (rules::decide(*r, b, in) == rules::Decision::fail) plan->violations |= bit(*r);
   }
   plan->compute = workload::compute(plan->workload, gpu, job);
-  return *plans_.emplace(std::move(key), std::move(plan)).first->second;
+  slot = std::move(plan);
+  return *slot;
 }
 
 namespace {

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "gpuadvisor/catalog/catalog.hpp"
@@ -148,7 +149,9 @@ class Context {
   double lowest_efficiency_ = 1;
   rules::RuleSet gpu_rules_;                    ///< the GPU-only rules, evaluated by the engine
   std::vector<workload::Workload> base_loads_;  ///< {base}: what the build rules read
-  mutable std::map<std::pair<std::string, int>, std::unique_ptr<GpuPlan>> plans_;
+  /// By plan_key(), then GPU count (index): hashed, as the search asks for
+  /// every GPU SKU and count.
+  mutable std::unordered_map<std::string, std::vector<std::unique_ptr<GpuPlan>>> plans_;
 };
 
 /// Every rule except the GPU-only ones that the choice breaks (any severity),
