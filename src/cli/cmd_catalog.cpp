@@ -148,7 +148,8 @@ Examples:
   add_region_option(list, opts->region)
       ->description(
           "List the parts sold in this region with prices in its currency (its own prices where "
-          "the catalog has them), and the parts left out there with what replaces them");
+          "the catalog has them, KIND marked \"(local)\"; the others converted at the dated "
+          "rate or --fx), and the parts left out there with what replaces them");
   add_fx_option(list, opts->fx);
   r.add(list, kFormats, [&g, opts] { return run_list(g, *opts); });
 

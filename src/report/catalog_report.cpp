@@ -12,6 +12,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "network_tables.hpp"
+#include "price_columns.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -26,8 +27,6 @@ std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, d
 /// The price columns of every part table: what a price is and when, beside it.
 /// Prices in the listing's currency (`m`: USD unless `catalog list --region`).
 std::string price(const MoneyFormat& money, const catalog::Price& p) { return money(p.usd); }
-std::string price_kind(const catalog::Price& p) { return std::string(catalog::to_string(p.kind)); }
-std::string month(const catalog::Price& p) { return p.date.substr(0, 7); }
 
 /// Cuts long product names so that tables fit 100 columns.
 std::string shorten(const std::string& s, std::size_t max) {
@@ -61,7 +60,7 @@ std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity
                std::string(catalog::to_string(g.form_factor)) +
                    (g.slot_width > 0 ? fmt::format(" {}-slot", g.slot_width) : ""),
                g.interconnect.type, std::string(catalog::to_string(g.condition)),
-               price(money, g.price), price_kind(g.price), month(g.price)});
+               price(money, g.price), price_kind(money, g.price), month(g.price)});
   }
   return t.render();
 }
@@ -80,7 +79,7 @@ std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity
     t.add_row({p.id, p.socket, std::to_string(p.cores),
                fmt::format("{} (gen {})", p.pcie_lanes, p.pcie_gen),
                fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w),
-               price(money, p.price), price_kind(p.price), month(p.price)});
+               price(money, p.price), price_kind(money, p.price), month(p.price)});
   }
   return t.render();
 }
@@ -103,7 +102,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
                                  : fmt::format("{} {}", catalog::to_string(p.kind), p.form_factor);
     t.add_row({p.id, kind, fmt::format("{}x {}", p.cpu_sockets, p.socket), gpus,
                fmt::format("{}x {} <={}W", p.psu_bays, p.psu_form, num(p.max_psu_w)),
-               price(money, p.price), price_kind(p.price), month(p.price)});
+               price(money, p.price), price_kind(money, p.price), month(p.price)});
   }
   return t.render();
 }
@@ -122,7 +121,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
     t.add_row({m.id, shorten(m.name, 30),
                fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
                fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)), num(m.capacity_gb),
-               price(money, m.price), price_kind(m.price), month(m.price)});
+               price(money, m.price), price_kind(money, m.price), month(m.price)});
   }
   return t.render();
 }
@@ -140,7 +139,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
   for (const auto& s : c.storage) {
     t.add_row({s.id, shorten(s.name, 30), std::string(catalog::to_string(s.type)),
                num(s.capacity_tb, 2), num(s.seq_read_mbs), price(money, s.price),
-               price_kind(s.price), month(s.price)});
+               price_kind(money, s.price), month(s.price)});
   }
   return t.render();
 }
@@ -158,7 +157,7 @@ std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity
   for (const auto& p : c.psus) {
     t.add_row({p.id, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
                fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr),
-               price(money, p.price), price_kind(p.price), month(p.price)});
+               price(money, p.price), price_kind(money, p.price), month(p.price)});
   }
   return t.render();
 }
@@ -175,7 +174,8 @@ std::string table(const Catalog& c, const MoneyFormat& money,
            {"DATE"}});
   for (const auto& x : c.cooling) {
     t.add_row({x.id, shorten(x.name, 28), std::string(catalog::to_string(x.type)), x.form,
-               num(x.capacity_w), price(money, x.price), price_kind(x.price), month(x.price)});
+               num(x.capacity_w), price(money, x.price), price_kind(money, x.price),
+               month(x.price)});
   }
   return t.render();
 }
@@ -193,7 +193,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
   for (const auto& x : c.cpu_coolers) {
     t.add_row({x.id, shorten(x.name, 28), x.type,
                shorten(fmt::format("{}", fmt::join(x.sockets, ",")), 24), num(x.max_cpu_w),
-               price(money, x.price), price_kind(x.price), month(x.price)});
+               price(money, x.price), price_kind(money, x.price), month(x.price)});
   }
   return t.render();
 }
@@ -224,7 +224,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
   for (const auto& x : c.cloud) {
     t.add_row({x.id, x.gpu, shorten(x.provider, 30),
                fmt::format("{:.2f}", money.local(x.usd_per_gpu_hour)),
-               std::string(catalog::to_string(x.kind)), x.date});
+               kind_text(x.kind, x.local, money), x.date});
   }
   return t.render();
 }

@@ -4,6 +4,7 @@
 
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "price_columns.hpp"
 
 namespace gpuadvisor::report::network {
 namespace {
@@ -19,8 +20,6 @@ std::string fabrics(const std::vector<std::string>& f) {
   return out;
 }
 std::string speed(double gbps) { return fmt::format("{:g}G", gbps); }
-std::string month(const catalog::Price& p) { return p.date.substr(0, 7); }
-std::string kind(const catalog::Price& p) { return std::string(catalog::to_string(p.kind)); }
 
 }  // namespace
 
@@ -38,7 +37,7 @@ std::string table(const catalog::Catalog& c, const MoneyFormat& money,
     t.add_row({n.id, fabrics(n.fabrics),
                fmt::format("{}x {} {}", n.ports, speed(n.port_gbps), n.form),
                fmt::format("PCIe {} x{}", n.pcie_gen, n.pcie_lanes), fmt::format("{:g}", n.power_w),
-               money(n.price.usd), kind(n.price), month(n.price)});
+               money(n.price.usd), price_kind(money, n.price), month(n.price)});
   }
   return t.render();
 }
@@ -57,7 +56,7 @@ std::string table(const catalog::Catalog& c, const MoneyFormat& money,
     t.add_row({s.id, fabrics(s.fabrics),
                fmt::format("{}x {} {}", s.ports, speed(s.port_gbps), s.form),
                std::to_string(s.rack_units), fmt::format("{:g}", s.power_w), money(s.price.usd),
-               kind(s.price), month(s.price)});
+               price_kind(money, s.price), month(s.price)});
   }
   return t.render();
 }
@@ -78,7 +77,8 @@ std::string table(const catalog::Catalog& c, const MoneyFormat& money,
                fmt::format("{}{} {}", x.links > 1 ? fmt::format("{}x ", x.links) : "",
                            speed(x.gbps), x.form),
                x.length_m > 0 ? fmt::format("{:g}", x.length_m) : "-",
-               fmt::format("{:g}", x.power_w), money(x.price.usd), kind(x.price), month(x.price)});
+               fmt::format("{:g}", x.power_w), money(x.price.usd), price_kind(money, x.price),
+               month(x.price)});
   }
   return t.render();
 }

@@ -6,18 +6,6 @@
 #include "gpuadvisor/rules/region.hpp"
 
 namespace gpuadvisor::rules {
-namespace {
-
-/// The part's price in the region's currency, when the catalog has one.
-const catalog::LocalPrice* local_price(const std::vector<catalog::LocalPrice>& local,
-                                       std::string_view currency) {
-  for (const auto& l : local) {
-    if (l.currency == currency) return &l;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 catalog::Catalog regional_catalog(const catalog::Catalog& c, const Region& r, double per_usd) {
   catalog::Catalog out = c;
@@ -30,14 +18,14 @@ catalog::Catalog regional_catalog(const catalog::Catalog& c, const Region& r, do
       std::erase_if(items, [&](const T& x) { return unavailable(r, cat.key, x.id) != nullptr; });
       for (auto& x : items) {
         if constexpr (std::is_base_of_v<catalog::PartBase, T>) {
-          if (const auto* l = local_price(x.price.local, r.currency)) {
+          if (const auto* l = catalog::local_price(x.price.local, r.currency)) {
             x.price.usd = l->amount / per_usd;
             x.price.kind = l->kind;
             x.price.date = l->date;
             x.price.source = l->source;
           }
         } else if constexpr (std::is_same_v<T, catalog::CloudPrice>) {
-          if (const auto* l = local_price(x.local, r.currency)) {
+          if (const auto* l = catalog::local_price(x.local, r.currency)) {
             x.usd_per_gpu_hour = l->amount / per_usd;
             x.kind = l->kind;
             x.date = l->date;

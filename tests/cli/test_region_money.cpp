@@ -187,9 +187,14 @@ TEST_CASE("catalog list --region: the parts sold there, in its currency, and wha
           "[cli][region]") {
   auto cn = run({"catalog", "list", "--category", "gpu", "--region", "cn", "--fx", "7"});
   REQUIRE(cn.exit_code == 0);
-  CHECK(
-      cn.out.starts_with("Region cn (China): prices in CNY at 7 per US dollar (--fx); parts "
-                         "not sold there left out.\n\ngpus ("));
+  CHECK(cn.out.starts_with(
+      "Region cn (China): prices in CNY at 7 per US dollar (--fx); parts not sold there left "
+      "out.\nKIND \"(local)\": the part's own CNY price; the others are US-dollar prices at "
+      "that rate.\n\ngpus ("));
+  // The RTX 4090D's CNY list price as listed, marked local; the RTX 4070's
+  // $599 at the rate (599 x 7 = 4,193).
+  CHECK_THAT(cn.out, Catch::Contains(" \u00a512,999 msrp (local) 2023-12\n"));
+  CHECK_THAT(cn.out, Catch::Contains(" \u00a54,193 estimate     2026-11\n"));
   // Export-controlled cards are left out of the table and listed with their replacement.
   CHECK_THAT(cn.out, !Catch::Contains("\nrtx-4090 "));
   CHECK_THAT(cn.out, Catch::Contains("\nrtx-4090d "));
@@ -211,6 +216,22 @@ TEST_CASE("catalog list --region: the parts sold there, in its currency, and wha
   CHECK_FALSE(ids.contains("rtx-4090"));
   CHECK(ids.contains("rtx-4090d"));
   REQUIRE(out["regional_prices"].size() == out["categories"]["gpus"].size());
+  auto regional = [&](const std::string& id) {
+    for (const auto& p : out["regional_prices"]) {
+      if (p["id"] == id) return p;
+    }
+    return json();
+  };
+  CHECK(regional("rtx-4090d") == json{{"category", "gpus"},
+                                      {"id", "rtx-4090d"},
+                                      {"currency", "CNY"},
+                                      {"amount", 12999.0},
+                                      {"local", true}});
+  CHECK(regional("rtx-4070") == json{{"category", "gpus"},
+                                     {"id", "rtx-4070"},
+                                     {"currency", "CNY"},
+                                     {"amount", 4193.0},
+                                     {"local", false}});
   for (std::size_t i = 0; i < out["regional_prices"].size(); ++i) {
     const auto& p = out["regional_prices"][i];
     const auto& g = out["categories"]["gpus"][i];
@@ -226,10 +247,17 @@ TEST_CASE("catalog list --region: the parts sold there, in its currency, and wha
   }
   CHECK(listed);
 
+  // A reason is printed whole, however long (the cloud rows' is 240 characters).
+  auto cloud = run({"catalog", "list", "--category", "cloud", "--region", "cn"});
+  CHECK_THAT(cloud.out, Catch::Contains("    2022-10-07 (A100/H100 class) and by Total Processing "
+                                        "Performance from 2023-10-17\n"));
+  CHECK_THAT(cloud.out, !Catch::Contains("..."));
+
   // Without --region the listing stays the catalog as it is, in US dollars.
   auto plain = run({"catalog", "list", "--category", "gpu"});
   CHECK(plain.out.starts_with("gpus ("));
   CHECK_THAT(plain.out, Catch::Contains("\nrtx-4090 "));
+  CHECK_THAT(plain.out, !Catch::Contains("(local)"));
   CHECK_THAT(run({"catalog", "list", "--region", "mars"}).err,
              Catch::Contains("gpuadvisor: error: --region: expected one of us, eu, uk, cn, jp, got "
                              "\"mars\""));

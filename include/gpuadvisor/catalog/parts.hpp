@@ -26,6 +26,16 @@ struct LocalPrice {
   std::string source;
 };
 
+/// The price in `currency` among `local`, when the catalog has one: the
+/// region's own price (`--region`), used in place of the converted one.
+[[nodiscard]] inline const LocalPrice* local_price(const std::vector<LocalPrice>& local,
+                                                   std::string_view currency) {
+  for (const auto& l : local) {
+    if (l.currency == currency) return &l;
+  }
+  return nullptr;
+}
+
 /// Every part has a price in US dollars (the search's unit) with its date,
 /// kind and source; `local` adds prices published in other currencies.
 struct Price {
