@@ -180,12 +180,7 @@ LayoutEstimate estimate_layout(const Workload& w, const catalog::Gpu& g, const L
              laid.grad_checkpointing,
              w.lora_rank};
   f.verdict = e.cost.fits ? workload::Verdict::fits : workload::Verdict::does_not_fit;
-  if (!e.cost.fits) {
-    f.reason = fmt::format(
-        "the fullest pipeline stage needs {} per GPU, {} usable at this layout; gpuadvisor plan "
-        "searches the layouts that fit",
-        format_bytes(f.per_gpu_bytes), format_bytes(f.usable_bytes));
-  }
+  if (!e.cost.fits) f.shortfall.kind = workload::FitShortfall::Kind::layout;
   return e;
 }
 

@@ -390,7 +390,7 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
         break;
       case Verdict::does_not_fit:
         out += fmt::format("Fit on {}: does not fit\n", terminal_safe(f.gpu));
-        out += wrap_after("  ", f.reason, wrap_at, 2) + "\n";
+        out += wrap_after("  ", workload::shortfall_sentence(f), wrap_at, 2) + "\n";
         break;
     }
     out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, terminal_safe(f.gpu),
@@ -538,6 +538,7 @@ ojson estimate_json(const Estimate& e) {
   ojson fit = ojson::array();
   for (const auto& row : e.rows) {
     const auto& f = row.fit;
+    const std::string reason = workload::shortfall_sentence(f);
     ojson changes = ojson::array();
     for (const auto& c : f.changes) {
       changes.push_back({{"kind", std::string(to_string(c.kind))},
@@ -552,7 +553,7 @@ ojson estimate_json(const Estimate& e) {
                 {"available_bytes", whole(f.available_bytes)},
                 {"usable_bytes", whole(f.usable_bytes)},
                 {"changes", changes},
-                {"reason", f.reason.empty() ? ojson(nullptr) : ojson(f.reason)},
+                {"reason", reason.empty() ? ojson(nullptr) : ojson(reason)},
                 {"compute", compute_json(row.compute)},
                 {"compute_with_changes",
                  row.with_changes ? compute_json(*row.with_changes) : ojson(nullptr)}};

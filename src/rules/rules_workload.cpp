@@ -39,6 +39,7 @@ static void vram001(RuleContext& c) {
     const auto& w = c.workloads[i];
     const workload::FitResult fit = workload::fit(w, g, w.gpus);
     if (fit.fits()) continue;
+    if (c.quiet_fail()) return;  // the search decides this for every GPU and count: no words
     std::string fix;
     if (fit.verdict == workload::Verdict::fits_with_changes && !fit.changes.empty()) {
       std::vector<std::string> steps;
@@ -46,9 +47,9 @@ static void vram001(RuleContext& c) {
       fix = fmt::format("{}: then {} per GPU", fmt::join(steps, ", then "),
                         format_bytes(fit.changes.back().memory.total));
     } else {
-      fix = fit.reason.empty()
-                ? "use GPUs with more memory, or more GPUs with sharding"
-                : fmt::format("{}: use GPUs with more memory or more GPUs", fit.reason);
+      const std::string reason = workload::shortfall_sentence(fit);
+      fix = reason.empty() ? "use GPUs with more memory, or more GPUs with sharding"
+                           : fmt::format("{}: use GPUs with more memory or more GPUs", reason);
     }
     c.fail([&] {
       return Words{

@@ -189,24 +189,13 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
     }
   }
 
-  auto describe_plan = [&](const Plan& p) {
-    std::vector<std::string> parts;
-    if (p.task != given.task) parts.emplace_back(p.task == Task::qlora ? "QLoRA" : "LoRA");
-    if (p.checkpointing != given.checkpointing) parts.emplace_back("checkpointing");
-    if (p.batch != given.batch) parts.push_back(fmt::format("micro-batch {}", p.batch));
-    if (p.precision != given.precision) parts.emplace_back(to_string(p.precision));
-    if (p.gpus != given.gpus || p.sharding != given.sharding) {
-      parts.push_back(w.training() ? fmt::format("{} over {} GPUs", to_string(p.sharding), p.gpus)
-                                   : fmt::format("tensor parallel over {} GPUs", p.gpus));
-    }
-    return parts.empty() ? std::string("no change") : fmt::format("{}", fmt::join(parts, " + "));
-  };
-
   if (!best) {
     r.verdict = Verdict::does_not_fit;
-    r.reason = fmt::format("needs {} per GPU, {} usable; the most the changes reach is {} ({})",
-                           format_bytes(r.per_gpu_bytes), format_bytes(r.usable_bytes),
-                           format_bytes(smallest_mem), describe_plan(smallest));
+    r.shortfall.kind = FitShortfall::Kind::changes;
+    r.shortfall.smallest_bytes = smallest_mem;
+    r.shortfall.smallest = {smallest.task,          smallest.precision, smallest.sharding,
+                            smallest.gpus,          smallest.batch,     r.fixed.grad_accumulation,
+                            smallest.checkpointing, r.fixed.lora_rank};
     return r;
   }
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/quantity.hpp"
+
 namespace gpuadvisor::workload {
 namespace {
 
@@ -116,6 +118,45 @@ std::vector<std::string> words(const std::vector<FitChange>& changes,
   out.reserve(changes.size());
   for (const auto& c : changes) out.push_back(word(c));
   return out;
+}
+
+namespace {
+
+/// How the settings `to` differ from `from`: "QLoRA + checkpointing +
+/// micro-batch 1 + zero3 over 8 GPUs", or "no change".
+std::string settings_change(const FitSettings& from, const FitSettings& to) {
+  std::vector<std::string> parts;
+  if (to.task != from.task) parts.emplace_back(to.task == Task::qlora ? "QLoRA" : "LoRA");
+  if (to.grad_checkpointing != from.grad_checkpointing) parts.emplace_back("checkpointing");
+  if (to.batch_size != from.batch_size)
+    parts.push_back(fmt::format("micro-batch {}", to.batch_size));
+  if (to.precision != from.precision) parts.emplace_back(to_string(to.precision));
+  if (to.gpus != from.gpus || to.sharding != from.sharding) {
+    parts.push_back(from.task != Task::inference
+                        ? fmt::format("{} over {} GPUs", to_string(to.sharding), to.gpus)
+                        : fmt::format("tensor parallel over {} GPUs", to.gpus));
+  }
+  return parts.empty() ? std::string("no change") : fmt::format("{}", fmt::join(parts, " + "));
+}
+
+}  // namespace
+
+std::string shortfall_sentence(const FitResult& r) {
+  switch (r.shortfall.kind) {
+    case FitShortfall::Kind::changes:
+      return fmt::format("needs {} per GPU, {} usable; the most the changes reach is {} ({})",
+                         format_bytes(r.per_gpu_bytes), format_bytes(r.usable_bytes),
+                         format_bytes(r.shortfall.smallest_bytes),
+                         settings_change(r.fixed, r.shortfall.smallest));
+    case FitShortfall::Kind::layout:
+      return fmt::format(
+          "the fullest pipeline stage needs {} per GPU, {} usable at this layout; gpuadvisor plan "
+          "searches the layouts that fit",
+          format_bytes(r.per_gpu_bytes), format_bytes(r.usable_bytes));
+    case FitShortfall::Kind::none:
+      break;
+  }
+  return "";
 }
 
 }  // namespace gpuadvisor::workload

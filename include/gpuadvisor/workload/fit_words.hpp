@@ -30,6 +30,11 @@ namespace gpuadvisor::workload {
 /// "TP x2", "QLoRA".
 [[nodiscard]] std::string change_tag(const FitChange& c);
 
+/// Why a fit result does not fit, in words ("needs 96.5 GiB per GPU, 22.8
+/// GiB usable; the most the changes reach is 30.1 GiB (QLoRA + checkpointing
+/// + micro-batch 1)"); empty when it fits.
+[[nodiscard]] std::string shortfall_sentence(const FitResult& r);
+
 /// Each change in words, in order: words(changes, change_clause).
 [[nodiscard]] std::vector<std::string> words(const std::vector<FitChange>& changes,
                                              std::string (*word)(const FitChange&));

@@ -466,6 +466,21 @@ struct FitSettings {
 enum class Verdict { fits, fits_with_changes, does_not_fit };
 [[nodiscard]] std::string_view to_string(Verdict);
 
+/// Why a workload does not fit, as values; worded by shortfall_sentence()
+/// (fit_words.hpp), so that nothing is formatted while a search decides.
+struct FitShortfall {
+  enum class Kind {
+    none,     ///< it fits (with or without changes)
+    changes,  ///< no combination of fit()'s changes brings it under the usable memory
+    layout,   ///< a pinned parallel layout's fullest pipeline stage does not fit
+  };
+  Kind kind = Kind::none;
+  /// changes: the least per-GPU memory any combination reaches, and the
+  /// settings that reach it (FitResult::fixed holds the settings as given).
+  double smallest_bytes = 0;
+  FitSettings smallest;
+};
+
 struct FitResult {
   std::string gpu;  ///< GPU id
   Verdict verdict = Verdict::does_not_fit;
@@ -476,10 +491,9 @@ struct FitResult {
   double usable_bytes = 0;
   MemoryBreakdown memory;  ///< as given
   std::vector<FitChange>
-      changes;         ///< the smallest fix, in order (empty if it fits or nothing does)
-  FitSettings fixed;   ///< the settings with the changes applied (as given when none)
-  std::string reason;  ///< does_not_fit: why (e.g. "needs 1.4 TiB per GPU even with QLoRA + ZeRO-3
-                       ///< over 8 GPUs")
+      changes;             ///< the smallest fix, in order (empty if it fits or nothing does)
+  FitSettings fixed;       ///< the settings with the changes applied (as given when none)
+  FitShortfall shortfall;  ///< does_not_fit: why
   [[nodiscard]] bool fits() const { return verdict == Verdict::fits; }
 };
 

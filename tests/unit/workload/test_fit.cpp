@@ -142,8 +142,26 @@ TEST_CASE("what nothing can fix says why", "[workload][fit]") {
   const auto r = fit(make(in), gpu("rtx-4070"), 1);
   CHECK(r.verdict == Verdict::does_not_fit);
   CHECK(r.changes.empty());
-  CHECK(r.reason.starts_with("needs "));
-  CHECK(r.reason.find("the most the changes reach is") != std::string::npos);
+  // As values: nothing is worded while a search decides.
+  CHECK(r.shortfall.kind == FitShortfall::Kind::changes);
+  CHECK(r.shortfall.smallest.sharding == Sharding::zero3);
+  CHECK(r.shortfall.smallest.gpus == 8);
+  CHECK(r.shortfall.smallest.task == Task::qlora);
+  CHECK(r.shortfall.smallest.batch_size == r.fixed.batch_size);
+  // Worded once, in fit_words.
+  CHECK(shortfall_sentence(r) ==
+        "needs 542.5 GiB per GPU, 11.2 GiB usable; the most the changes reach is 109.8 GiB "
+        "(zero3 over 8 GPUs)");
+}
+
+TEST_CASE("a fit that fits has no shortfall and no words for one", "[workload][fit]") {
+  WorkloadInput in;
+  in.model_size = 1e9;
+  in.task = Task::lora;
+  const auto r = fit(make(in), gpu("a100-80gb-sxm"), 1);
+  CHECK(r.verdict == Verdict::fits);
+  CHECK(r.shortfall.kind == FitShortfall::Kind::none);
+  CHECK(shortfall_sentence(r).empty());
 }
 
 TEST_CASE("tensor-parallel degrees are those serving engines accept", "[workload][fit][tp]") {
