@@ -157,6 +157,13 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
     plan.assumptions.push_back(a);
   }
   const ServerBuilder servers(cat, rules, req);
+  if (base.arch.moe()) {
+    plan.assumptions.push_back(
+        "mixture of experts: each replica size tried tensor parallel, with data-parallel "
+        "attention on every GPU, with the experts spread over every GPU (expert parallel), and "
+        "both, where the engine offers them; expert-parallel load as routing spread evenly, the "
+        "step waiting for the busiest GPU (docs/serving.md section 2.1)");
+  }
   plan.assumptions.push_back(servers.assumption());
   if (auto mains = mains_assumption(req, rules)) plan.assumptions.push_back(*mains);
 

@@ -76,6 +76,13 @@ TEST_CASE("recommend: a DeepSeek-V3 serving target takes data-parallel attention
   CHECK(best["attention_dp"] == 8);
   CHECK(best["gpus_per_replica"] == 8);
   CHECK(best["build"]["spec"]["workloads"][0]["attention_dp"] == 8);
+  const auto& as = j["assumptions"];
+  CHECK(std::find(as.begin(), as.end(),
+                  "mixture of experts: each replica size tried tensor parallel, with "
+                  "data-parallel attention on every GPU, with the experts spread over every GPU "
+                  "(expert parallel), and both, where the engine offers them; expert-parallel "
+                  "load as routing spread evenly, the step waiting for the busiest GPU "
+                  "(docs/serving.md section 2.1)") != as.end());
   // check reads the server's spec back and passes it.
   const auto spec =
       gpuadvisor::test::scratch_file("serving-ep-spec.json", best["build"]["spec"].dump(2));
