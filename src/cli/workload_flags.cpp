@@ -188,6 +188,16 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
                   return ids;
                 });
     opt(g, "--gpus", f.gpus, "GPUs sharing the job (default 1)", "N");
+    opt(v, "--ep", f.ep,
+        "Mixture of experts: GPUs of the replica the routed experts are spread over whole "
+        "(vLLM --enable-expert-parallel: all of them; SGLang --ep-size; TensorRT-LLM "
+        "moe_expert_parallel_size); default 1, experts split by tensor parallelism",
+        "N");
+    opt(v, "--attention-dp", f.attention_dp,
+        "Mixture of experts: data-parallel attention ranks, each with its share of the "
+        "requests on --gpus/N tensor-parallel GPUs (vLLM --data-parallel-size, SGLang "
+        "--enable-dp-attention --dp-size, TensorRT-LLM enable_attention_dp); default 1",
+        "N");
   }
   auto* a = cmd->add_option_group("Architecture", "Override or give the model's shape");
   opt(a, "--layers", f.layers, "Transformer layers", "L");
@@ -222,6 +232,8 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--prompt-len", &f.prompt_len},
       {"--output-len", &f.output_len},
       {"--concurrency", &f.concurrency},
+      {"--ep", &f.ep},
+      {"--attention-dp", &f.attention_dp},
       {"--engine", &f.engine},
       {"--kv-cache-precision", &f.kv_cache_precision},
       {"--quant", &f.quant},
@@ -326,6 +338,8 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
   in.prompt_len = integer(f.prompt_len, "--prompt-len", diags);
   in.output_len = integer(f.output_len, "--output-len", diags);
   in.concurrency = integer(f.concurrency, "--concurrency", diags);
+  in.expert_parallel = integer(f.ep, "--ep", diags);
+  in.attention_dp = integer(f.attention_dp, "--attention-dp", diags);
   in.engine = named<Engine>(f.engine, "--engine", kEngineNames, parse_engine, diags);
   in.kv_precision = named<KvPrecision>(f.kv_cache_precision, "--kv-cache-precision",
                                        kKvPrecisionNames, parse_kv_precision, diags);

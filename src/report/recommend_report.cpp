@@ -356,6 +356,8 @@ ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendat
   if (in.prompt_len) wl["prompt_len"] = *in.prompt_len;
   if (in.output_len) wl["output_len"] = *in.output_len;
   if (in.concurrency) wl["concurrency"] = *in.concurrency;
+  if (in.expert_parallel) wl["ep"] = *in.expert_parallel;
+  if (in.attention_dp) wl["attention_dp"] = *in.attention_dp;
   if (in.engine) wl["engine"] = workload::to_string(*in.engine);
   if (in.kv_precision) wl["kv_cache_precision"] = workload::to_string(*in.kv_precision);
   if (in.quant) wl["quant"] = workload::to_string(*in.quant);

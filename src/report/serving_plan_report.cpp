@@ -36,6 +36,20 @@ std::string servers_text(const search::ServingOption& o) {
                      o.servers == 1 ? "" : " each");
 }
 
+/// A mixture of experts' layout when it is not plain tensor parallelism:
+/// "; experts spread over 8 GPUs (EP 8), attention as 8 data-parallel ranks".
+std::string layout_text(const search::ServingOption& o) {
+  if (o.expert_parallel <= 1 && o.attention_dp <= 1) return "";
+  std::string out = o.expert_parallel > 1
+                        ? fmt::format("; experts spread over {} GPUs (EP {})", o.expert_parallel,
+                                      o.expert_parallel)
+                        : fmt::format("; experts tensor parallel over {} GPUs", o.gpus);
+  if (o.attention_dp > 1) {
+    out += fmt::format(", attention as {} data-parallel ranks", o.attention_dp);
+  }
+  return out;
+}
+
 ojson build_json(const search::ServingOption& o, const search::Request& req) {
   if (!o.server) return nullptr;
   const auto& b = *o.server;
@@ -68,6 +82,8 @@ ojson option_json(const search::ServingOption& o, const search::Request& req) {
       {"quant", std::string(to_string(o.quant))},
       {"kv_cache_precision", std::string(to_string(o.kv))},
       {"concurrency_per_replica", o.concurrency},
+      {"expert_parallel", o.expert_parallel},
+      {"attention_dp", o.attention_dp},
       {"ttft_s", round_significant(o.speed.ttft_s)},
       {"tpot_s", round_significant(o.speed.tpot_s)},
       {"output_tokens_per_second_per_replica", round_significant(o.speed.output_tokens_per_second)},
@@ -123,11 +139,11 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
   const auto& b = p.options.front();
   const auto& server = *b.server;
   out += '\n';
-  out += st.bold(
-      wrap_text(fmt::format("Cheapest: {} for {}: {}, {} weights, {} KV cache", money(b.total_usd),
-                            servers_text(b), terminal_safe(server.candidate.choice.gpu->name),
-                            weights(b), kv(b)),
-                width, 0, 2));
+  out += st.bold(wrap_text(
+      fmt::format("Cheapest: {} for {}: {}, {} weights, {} KV cache{}", money(b.total_usd),
+                  servers_text(b), terminal_safe(server.candidate.choice.gpu->name), weights(b),
+                  kv(b), layout_text(b)),
+      width, 0, 2));
   out += '\n';
   const auto line = [&](std::string_view label, const std::string& text) {
     out += fmt::format("  {:<14}{}\n", label, wrap_text(text, width, 16, 16));
@@ -175,15 +191,19 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
            {"TOK/S", Table::Align::right},
            {"COST", Table::Align::right}});
   for (const auto& o : p.options) {
-    t.add_row({o.gpu, fmt::format("{}", o.servers), fmt::format("{}x{}", o.replicas, o.gpus),
-               weights(o), kv(o), fmt::format("{}", o.concurrency),
+    const std::string ep = o.expert_parallel > 1 ? fmt::format(" EP{}", o.expert_parallel) : "";
+    const std::string dp = o.attention_dp > 1 ? fmt::format(" DP{}", o.attention_dp) : "";
+    t.add_row({o.gpu, fmt::format("{}", o.servers),
+               fmt::format("{}x{}{}{}", o.replicas, o.gpus, ep, dp), weights(o), kv(o),
+               fmt::format("{}", o.concurrency),
                fmt::format("{:.1f}", o.speed.output_tokens_per_second / o.concurrency),
                format_number(o.speed.output_tokens_per_second * o.replicas), money(o.total_usd)});
   }
   out += t.render(2, width);
   out += wrap_text(
-      "  GPUS: replicas x GPUs per replica (tensor parallel); REQ: requests per replica; COST: "
-      "every server with all its parts.",
+      "  GPUS: replicas x GPUs per replica (tensor parallel; EP: experts spread over them, DP: "
+      "data-parallel attention ranks); REQ: requests per replica; COST: every server with all "
+      "its parts.",
       width, 0, 2);
   out += '\n';
   return out + rejected();

@@ -56,6 +56,8 @@ ojson serving_workload_json(const Workload& w) {
           {"kv_bytes_per_element", s.kv_bytes},
           {"kv_bytes_per_token_per_gpu", detail::kv_bytes_per_token(w.arch, s, w.gpus)},
           {"quant", std::string(to_string(w.quant))},
+          {"ep", w.expert_parallel},
+          {"attention_dp", w.attention_dp},
           {"weight_bits", round_significant(detail::weight_bits(w.precision, w.quant))}};
 }
 
@@ -80,6 +82,8 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
                       {"matmul_s", round_significant(s.step_compute_s)},
                       {"elementwise_s", round_significant(s.step_elementwise_s)},
                       {"all_reduce_s", round_significant(s.step_comm_s)},
+                      {"moe_exchange_s", round_significant(s.step_moe_comm_s)},
+                      {"expert_imbalance", round_significant(s.expert_imbalance)},
                       {"engine_s", round_significant(s.step_overhead_s)}};
 }
 
@@ -94,12 +98,25 @@ std::string serving_weights_note(const Workload& w) {
           ? std::string(w.precision == Precision::fp32 ? "fp32" : "16-bit")
           : fmt::format("{} {}, {:.3g} bit; embeddings 16-bit", to_string(w.precision),
                         to_string(w.quant), detail::weight_bits(w.precision, w.quant));
-  if (w.gpus > 1) what += fmt::format(", tensor parallel / {}", w.gpus);
+  if (w.gpus > 1 && w.arch.moe() && (w.expert_parallel > 1 || w.attention_dp > 1)) {
+    const int t = w.gpus / w.attention_dp;
+    what +=
+        fmt::format(", experts {} / {}, the rest {}", w.expert_parallel > 1 ? "EP" : "TP", w.gpus,
+                    t > 1 ? fmt::format("tensor parallel / {}", t) : std::string("whole"));
+    if (w.attention_dp > 1) what += fmt::format(" on each of {} attention ranks", w.attention_dp);
+  } else if (w.gpus > 1) {
+    what += fmt::format(", tensor parallel / {}", w.gpus);
+  }
   return what;
 }
 
 std::string serving_kv_note(const Workload& w, const MemoryBreakdown& m) {
-  return fmt::format("{}, {} x {} tokens (average context: {})", kv_name(w), w.batch_size,
+  const std::string requests =
+      w.attention_dp > 1 ? fmt::format("{} of {} requests (one of {} attention ranks)",
+                                       detail::requests_per_rank(w.batch_size, w.attention_dp),
+                                       w.batch_size, w.attention_dp)
+                         : fmt::format("{}", w.batch_size);
+  return fmt::format("{}, {} x {} tokens (average context: {})", kv_name(w), requests,
                      w.prompt_len + w.output_len, format_bytes(m.kv_cache_average));
 }
 

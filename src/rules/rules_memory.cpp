@@ -20,6 +20,14 @@ double checkpoint_params(const workload::Workload& w) {
   return w.adapters() ? w.counts.trainable : w.counts.total;
 }
 
+/// A build whose workloads all serve (inference): the rules that speak of
+/// training data and checkpoints word themselves for a serving machine.
+bool serving_only(const RuleContext& c) {
+  return !c.workloads.empty() &&
+         std::none_of(c.workloads.begin(), c.workloads.end(),
+                      [](const workload::Workload& w) { return w.training(); });
+}
+
 }  // namespace
 
 static void mem001(RuleContext& c) {
@@ -36,11 +44,11 @@ static void mem001(RuleContext& c) {
   const double have = ram_gb(c.b);
   if (have < c.p.min_ram_gb) {
     c.fail([&] {
-      return Words{fmt::format("{} GB of system RAM; a training machine needs at least {} GB",
-                               format_number(have), format_number(c.p.min_ram_gb)),
-                   qty(have, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
-                   fmt::format("use {} GB or more of RAM", format_number(c.p.min_ram_gb)),
-                   "parts.memory"};
+      return Words{
+          fmt::format("{} GB of system RAM; a {} machine needs at least {} GB", format_number(have),
+                      serving_only(c) ? "serving" : "training", format_number(c.p.min_ram_gb)),
+          qty(have, "GB"), qty(c.p.min_ram_gb, "GB", 0, ">="),
+          fmt::format("use {} GB or more of RAM", format_number(c.p.min_ram_gb)), "parts.memory"};
     });
     return;
   }
@@ -156,12 +164,15 @@ static void stor001(RuleContext& c) {
   const int n = nvme_drives(c.b);
   if (n >= c.p.min_nvme_drives) return;
   c.fail([&] {
-    return Words{fmt::format("{} NVMe drive{}; reading training data and writing checkpoints from "
-                             "SATA or disks stalls the GPUs",
-                             n, n == 1 ? "" : "s"),
+    const bool serving = serving_only(c);
+    return Words{fmt::format("{} NVMe drive{}; {} from SATA or disks {}", n, n == 1 ? "" : "s",
+                             serving ? "loading the model's weights"
+                                     : "reading training data and writing checkpoints",
+                             serving ? "slows every start and model change" : "stalls the GPUs"),
                  qty(n, "drives"), qty(c.p.min_nvme_drives, "drives", 0, ">="),
-                 fmt::format("add {} NVMe SSD{} for data and checkpoints", c.p.min_nvme_drives - n,
-                             c.p.min_nvme_drives - n == 1 ? "" : "s"),
+                 fmt::format("add {} NVMe SSD{} for {}", c.p.min_nvme_drives - n,
+                             c.p.min_nvme_drives - n == 1 ? "" : "s",
+                             serving ? "the weights" : "data and checkpoints"),
                  c.b.storage.empty() ? "parts" : "parts.storage"};
   });
 }

@@ -277,12 +277,6 @@ class Assembler {
 };
 
 /// The rules that fail for a build, as an engine finding of error severity.
-const rules::Finding* first_error(const RecommendedBuild& b) {
-  for (const auto& f : b.findings) {
-    if (f.severity == rules::Severity::error && !f.waived) return &f;
-  }
-  return nullptr;
-}
 
 /// Plain words for a best build that trains for longer than --max-days: what
 /// the cloud and more servers of the same kind would take.
@@ -463,6 +457,29 @@ std::vector<Trial> trials(const Request& req, const workload::Workload& w) {
 
 }  // namespace
 
+const rules::Finding* first_error(const RecommendedBuild& b) {
+  for (const auto& f : b.findings) {
+    if (f.severity == rules::Severity::error && !f.waived) return &f;
+  }
+  return nullptr;
+}
+
+std::optional<NearestBuild> nearest_breaking_one(
+    const std::function<std::unique_ptr<Context>()>& make, RuleMask candidates,
+    const Constraints& cons) {
+  std::optional<NearestBuild> best;
+  for (const rules::RuleDecl* r : rules::registry()) {
+    if ((candidates & bit(*r)) == 0) continue;
+    auto relaxed = make();
+    relaxed->relax(bit(*r));
+    auto c = Searcher(*relaxed, cons).cheapest();
+    if (c && (!best || c->price < best->candidate.price)) {
+      best = NearestBuild{*c, r, std::move(relaxed)};
+    }
+  }
+  return best;
+}
+
 rules::Site request_site(const Request& r, catalog::PlatformKind kind) { return site_of(r, kind); }
 
 std::optional<std::string> mains_assumption(const Request& req, const rules::RuleSet& rules) {
@@ -482,8 +499,8 @@ std::optional<std::string> mains_assumption(const Request& req, const rules::Rul
 }
 
 RecommendedBuild assemble_build(const Context& ctx, const Request& req, const Candidate& c,
-                                int rank) {
-  return Assembler(ctx, req).build(c, rank, false);
+                                int rank, bool may_fail) {
+  return Assembler(ctx, req).build(c, rank, may_fail);
 }
 
 expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
@@ -614,31 +631,19 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
     }
     // The nearest build: the cheapest that breaks one rule (when the workload
     // fits no GPU, the cheapest build of the closest GPU and count).
-    std::optional<Candidate> best;
-    const rules::RuleDecl* best_rule = nullptr;
-    std::unique_ptr<Context> best_ctx;
-    auto try_relaxed = [&](const rules::RuleDecl& r, const Constraints& cons) {
+    const auto make = [&] {
       auto relaxed = std::make_unique<Context>(cat, rules, out.workload, out.site, data.plan);
       relaxed->set_rack_site(rack_site);
-      relaxed->relax(bit(r));
-      auto c = Searcher(*relaxed, cons).cheapest();
-      if (c && (!best || c->price < best->price)) {
-        best = c;
-        best_rule = &r;
-        best_ctx = std::move(relaxed);
-      }
+      return relaxed;
     };
+    std::optional<NearestBuild> best;
     if (any_gpu && !any_fit && (ctx.errors() & bit(rules::vram_fit_rule())) != 0) {
       Constraints only = req.constraints;
       only.gpu_id = closest->id;
       only.gpus = closest_n;
-      try_relaxed(rules::vram_fit_rule(), only);
+      best = nearest_breaking_one(make, bit(rules::vram_fit_rule()), only);
     }
-    if (!best) {
-      for (const rules::RuleDecl* r : rules::registry()) {
-        if ((ctx.errors() & bit(*r)) != 0) try_relaxed(*r, req.constraints);
-      }
-    }
+    if (!best) best = nearest_breaking_one(make, ctx.errors(), req.constraints);
     if (!any_gpu) {
       nf.reason = "no GPU in the catalog matches the constraints (--vendor, --allow-used)";
     } else if (!any_fit) {
@@ -648,18 +653,18 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
           max_n);
     } else if (best) {
       nf.reason = fmt::format("no build passes every rule at any price; the nearest breaks {}",
-                              best_rule->id);
+                              best->rule->id);
     } else {
       nf.reason = "no build passes every rule at any price, nor with any one rule relaxed";
     }
     if (best) {
       // Assembled with the context that ignores the broken rule (its plan is
       // the one the search used); the findings still show the failure.
-      const Assembler relaxed_assemble(*best_ctx, req);
-      nf.nearest = relaxed_assemble.build(*best, 0, true);
-      nf.broken = std::string(best_rule->id);
+      const Assembler relaxed_assemble(*best->ctx, req);
+      nf.nearest = relaxed_assemble.build(best->candidate, 0, true);
+      nf.broken = std::string(best->rule->id);
       const rules::Finding* f = first_error(*nf.nearest);
-      nf.broken_message = f != nullptr ? f->message : std::string(best_rule->id);
+      nf.broken_message = f != nullptr ? f->message : std::string(best->rule->id);
     }
   }
   // Workload and constraint changes that would fit the budget.

@@ -3,6 +3,7 @@
 // rule, at the request's site, over servers that hold whole replicas
 // (Context::set_replica_gpus); one server, or identical servers when one
 // cannot hold every replica. docs/serving.md section 5.
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +36,15 @@ class ServerBuilder {
 
  private:
   [[nodiscard]] rules::DataPlan data(const workload::Workload& w, const catalog::Gpu& g) const;
+  /// The search context of an option's servers: its replica at its concurrency.
+  [[nodiscard]] std::unique_ptr<Context> context(const workload::Workload& w, const catalog::Gpu& g,
+                                                 int replica_gpus) const;
+  /// The build search's constraints for servers of `g` within `budget` (USD).
+  [[nodiscard]] Constraints constraints(const catalog::Gpu& g, double budget) const;
+  /// Why no build of `o` passes: the rule the cheapest build breaks when
+  /// each is relaxed in turn (recommend's nothing-fits), with its finding.
+  [[nodiscard]] std::string rejected_by(const ServingOption& o, const workload::Workload& w,
+                                        const catalog::Gpu& g, double budget) const;
 
   const catalog::Catalog& cat_;
   const rules::RuleSet& rules_;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -79,9 +80,25 @@ ServingOption make_option(const catalog::Gpu& g, int n, Precision p, const workl
   o.quant = w.quant;
   o.kv = w.kv_precision;
   o.concurrency = w.batch_size;
+  o.expert_parallel = w.expert_parallel;
+  o.attention_dp = w.attention_dp;
   o.speed = std::move(speed);
   o.memory = workload::memory_per_gpu(w, g, n);
   return o;
+}
+
+/// The KV formats and, for a mixture of experts, the expert-parallel and
+/// data-parallel-attention layouts the engine offers on `n` GPUs (tensor
+/// parallel first; the rest all-GPU EP and/or one attention rank per GPU).
+std::vector<std::tuple<KvPrecision, int, int>> layouts(const workload::Workload& w, int n) {
+  std::vector<std::tuple<KvPrecision, int, int>> out;
+  for (KvPrecision kv : {KvPrecision::automatic, KvPrecision::fp8}) {
+    for (const auto& [ep, dp] : {std::pair{1, 1}, {n, 1}, {1, n}, {n, n}}) {
+      if ((ep > 1 || dp > 1) && n == 1) continue;
+      if (workload::valid_expert_layout(w.arch, w.engine, n, ep, dp)) out.emplace_back(kv, ep, dp);
+    }
+  }
+  return out;
 }
 
 bool bf16_capable(const catalog::Catalog& cat, const catalog::Gpu& g) {
@@ -140,6 +157,13 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
     plan.assumptions.push_back(a);
   }
   const ServerBuilder servers(cat, rules, req);
+  if (base.arch.moe()) {
+    plan.assumptions.push_back(
+        "mixture of experts: each replica size tried tensor parallel, with data-parallel "
+        "attention on every GPU, with the experts spread over every GPU (expert parallel), and "
+        "both, where the engine offers them; expert-parallel load as routing spread evenly, the "
+        "step waiting for the busiest GPU (docs/serving.md section 2.1)");
+  }
   plan.assumptions.push_back(servers.assumption());
   if (auto mains = mains_assumption(req, rules)) plan.assumptions.push_back(*mains);
 
@@ -164,9 +188,11 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
         // vLLM's AWQ kernels and FP8 KV cache need compute capability 7.5 and
         // up; on Volta int4 runs as GPTQ and the KV stays 16-bit.
         const bool volta = g.architecture == "volta";
-        for (KvPrecision kv : {KvPrecision::automatic, KvPrecision::fp8}) {
+        for (const auto& [kv, ep, dp] : layouts(base, n)) {
           if (volta && kv == KvPrecision::fp8) continue;
           auto w = base;
+          w.expert_parallel = ep;
+          w.attention_dp = dp;
           w.gpus = n;
           w.precision = p;
           w.precision_stated = true;

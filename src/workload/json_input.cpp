@@ -117,6 +117,8 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.prompt_len = r.integer("prompt_len", kIntMin, kIntMax, Need::optional);
   in.output_len = r.integer("output_len", kIntMin, kIntMax, Need::optional);
   in.concurrency = r.integer("concurrency", kIntMin, kIntMax, Need::optional);
+  in.expert_parallel = r.integer("ep", kIntMin, kIntMax, Need::optional);
+  in.attention_dp = r.integer("attention_dp", kIntMin, kIntMax, Need::optional);
   in.engine = named<Engine>(r, "engine", kEngineNames, parse_engine);
   in.kv_precision =
       named<KvPrecision>(r, "kv_cache_precision", kKvPrecisionNames, parse_kv_precision);

@@ -102,6 +102,8 @@ Settings settings_of(const Workload& w) {
                    : kv_element_bytes(w.kv_precision);
   s.quant = w.quant;
   s.engine = w.engine;
+  s.expert_parallel = w.expert_parallel;
+  s.attention_dp = w.attention_dp;
   return s;
 }
 

@@ -29,11 +29,26 @@ struct Settings {
   double kv_bytes = 2;  ///< per KV element
   Quant quant = Quant::none;
   Engine engine = Engine::vllm;
+  int expert_parallel = 1;  ///< Workload::expert_parallel
+  int attention_dp = 1;     ///< Workload::attention_dp
 };
 
 /// Serving settings of an inference workload (serving_resolve.cpp): lengths,
 /// concurrency, engine, weight and KV formats; errors for them elsewhere.
 void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diagnostics& diags);
+
+/// Expert-parallel and data-parallel-attention settings of an MoE workload
+/// (serving_layout.cpp): validated per engine, defaults stated.
+void resolve_expert_layout(const WorkloadInput& in, Workload& w, const Origin& o,
+                           Diagnostics& diags);
+/// Parameters of all routed experts (0 for a dense model).
+[[nodiscard]] double routed_expert_params(const Architecture& a, const ParamCounts& c);
+/// GPUs one attention rank spans: gpus / attention_dp.
+[[nodiscard]] int attention_tp(const Settings& s, int gpus);
+/// Requests one of `attention_dp` ranks holds of `requests` (the busiest rank).
+[[nodiscard]] double requests_per_rank(double requests, int attention_dp);
+/// Expected largest of `m` binomial(n, p) loads (Gaussian bound, at most n).
+[[nodiscard]] double expected_max_binomial(double n, double p, int m);
 
 /// Bits per weight of the block matrices at a precision and quantisation
 /// format, scales and zero points included (serving.cpp).

@@ -83,7 +83,8 @@ double kv_bytes_per_token(const Architecture& a, const Settings& s, int gpus) {
   // qk_rope_head_dim) per token with one KV head, replicated across TP ranks).
   // transformers' DeepseekV2/V3Attention instead caches the up-projected keys
   // and values of every head (qk_dim + v_dim), split like heads.
-  const int n = std::max(1, gpus);
+  // Under data-parallel attention each rank spans gpus / attention_dp GPUs.
+  const int n = attention_tp(s, gpus);
   if (a.mla() && s.engine != Engine::hf) return d(a.layers) * d(a.kv_cache_width()) * s.kv_bytes;
   if (a.mla()) return d(a.layers) * (d(a.qk_dim()) + d(a.v_dim())) / n * s.kv_bytes;
   const int kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
@@ -106,9 +107,15 @@ MemoryBreakdown serving_memory(const Architecture& a, const ParamCounts& c, cons
   const double dense = s.precision == Precision::bf16 || s.precision == Precision::fp16 || fp32
                            ? c.total * bits / 8
                            : c.linear * bits / 8 + (c.embedding + c.norms) * kAct;
-  m.weights = dense / n;
+  // The routed experts are split over every GPU of the replica (by tensor or
+  // expert parallelism: the same bytes each); the rest over an attention
+  // rank's GPUs, replicated on each data-parallel rank.
+  const double routed = routed_expert_params(a, c) * bits / 8;
+  const double t = attention_tp(s, gpus);
+  m.weights = routed / n + (dense - routed) / t;
   const double per_token = kv_bytes_per_token(a, s, gpus);
-  const double conc = std::max(1, s.batch);
+  // Each data-parallel attention rank holds its share of the requests.
+  const double conc = requests_per_rank(std::max(1, s.batch), s.attention_dp);
   // Sliding-window layers keep only their window (Architecture::attended).
   m.kv_cache =
       per_token * conc * rounded_context(a.attended(d(s.prompt + s.output)), p.kv_block_tokens);
@@ -122,9 +129,9 @@ MemoryBreakdown serving_memory(const Architecture& a, const ParamCounts& c, cons
   const double h = d(a.hidden), q = d(a.q_dim()), f = a.active_ffn();
   // K and V (MLA: up-projected from the latent for the prompt, qk_dim + v_dim).
   const double kv = a.mla() ? d(a.qk_dim()) + d(a.v_dim()) : 2 * d(a.kv_dim());
-  m.activations = act * tokens * (2 * h + q + kv + (a.gated_ffn ? 2 : 1) * f) / n;
+  m.activations = act * tokens * (2 * h + q + kv + (a.gated_ffn ? 2 : 1) * f) / t;
   if (!a.flash_attention) {
-    m.activations += 2 * act * d(a.heads) * a.attended(d(s.prompt)) * tokens / n;
+    m.activations += 2 * act * d(a.heads) * a.attended(d(s.prompt)) * tokens / t;
   }
   m.logits = 4.0 * conc * d(a.vocab);  // last position of each sequence, fp32
   if (s.quant == Quant::bnb && s.batch > 1) {

@@ -82,7 +82,9 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
                                 {in.concurrency.has_value(), "concurrency"},
                                 {in.kv_precision.has_value(), "kv_cache_precision"},
                                 {in.engine.has_value(), "engine"},
-                                {in.quant.has_value(), "quant"}}) {
+                                {in.quant.has_value(), "quant"},
+                                {in.expert_parallel.has_value(), "ep"},
+                                {in.attention_dp.has_value(), "attention_dp"}}) {
       if (given) error(field, "applies to serving a transformer (task inference)");
     }
     if (quantised) {
@@ -233,6 +235,9 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
                     quant_text(w.precision, w.quant), weight_bits(w.precision, w.quant),
                     in.quant ? "" : fmt::format(" (no {})", flag("quant"))));
   }
+
+  resolve_expert_layout(in, w, o, diags);
+  if (!diags.empty()) return;
 
   // KV cache.
   w.kv_precision = in.kv_precision.value_or(KvPrecision::automatic);

@@ -71,23 +71,58 @@ double engine_pool(const Workload& w, const catalog::Gpu& g, int gpus, double fr
   return usable_bytes(w, g) - fixed;
 }
 
-/// Bytes of routed experts per GPU that no token of a decode step uses, so
-/// that the step does not stream them. Each of `tokens` tokens picks k of the
+/// One all-gather or reduce-scatter of `bytes` (all ranks together) over `n`
+/// GPUs, seconds: each GPU moves (n-1)/n of it, with the all-reduce's latency.
+double gather(const catalog::Gpu& g, int n, double bytes) {
+  if (n <= 1) return 0;
+  const auto link = detail::collective_link(g, n);
+  const double latency = fabric(g) ? k::kAllReduceLatencyFabric : k::kAllReduceLatencyPcie;
+  return latency + (n - 1.0) / n * bytes / link.bytes_per_second;
+}
+
+/// Routed-expert bytes the busiest GPU streams in a decode step of `tokens`
+/// tokens, and that over the mean (the imbalance). Each token picks k of the
 /// E experts in every MoE layer; with routing spread evenly over the experts
 /// (what the load-balancing loss trains for: Switch Transformer, Fedus et al.
-/// 2021, arXiv:2101.03961, section 2.2), E·(1 − (1 − k/E)^tokens) distinct
-/// experts are touched: k at one token, nearly all E at large batches.
-/// Tensor parallelism splits every expert over the GPUs (vLLM's default
-/// without --enable-expert-parallel), so each GPU streams its share of the
-/// touched ones.
-double idle_expert_bytes(const Workload& w, const Architecture& a, double tokens, int gpus) {
+/// 2021, arXiv:2101.03961, section 2.2) each expert is touched with
+/// probability p = 1 - (1 - k/E)^tokens: k experts at one token, nearly all E
+/// at large batches. Tensor parallelism splits every expert over the n GPUs,
+/// so each streams 1/n of the E·p touched ones; expert parallelism gives each
+/// of its ep GPUs E/ep whole experts (split n/ep ways), and the step waits
+/// for the GPU with the most touched ones.
+std::pair<double, double> expert_stream(const Architecture& a, double tokens, int n, int ep,
+                                        double routed_bytes) {
   const double e = a.experts, k = a.experts_per_token;
-  // The routed experts' parameters: total − active are the E − k unused by
-  // one token (shared experts and everything else are active).
-  const double routed = (w.counts.total - w.counts.active) * e / (e - k);
-  const double touched = e * (1 - std::pow(1 - k / e, tokens));
-  return routed * (1 - touched / e) * detail::weight_bits(w.precision, w.quant) / 8 /
-         std::max(1, gpus);
+  const double p = 1 - std::pow(1 - k / e, tokens);
+  if (ep <= 1) return {routed_bytes * p / n, 1.0};
+  const double local = e / ep;
+  const double busiest = detail::expected_max_binomial(local, p, ep);
+  return {busiest * routed_bytes / e / (static_cast<double>(n) / ep), busiest / (local * p)};
+}
+
+/// Tensor-parallel and MoE communication of one forward pass over
+/// `rank_tokens` tokens per attention rank (`all_tokens` in the replica):
+/// an all-reduce over the rank's GPUs after attention and after each dense
+/// FFN; per MoE layer the all-reduce over all GPUs when attention is tensor
+/// parallel, else an all-gather of every rank's tokens and a reduce-scatter
+/// of the results (dispatch and combine: tokens x hidden x 2 bytes each way).
+struct Exchange {
+  double all_reduce = 0;  ///< tensor-parallel all-reduces
+  double moe = 0;         ///< data-parallel attention: the MoE layers' gather and reduce-scatter
+  [[nodiscard]] double total() const { return all_reduce + moe; }
+};
+Exchange exchange(const catalog::Gpu& g, const Architecture& a, int n, int t, int dp,
+                  double rank_tokens, double all_tokens) {
+  const double L = d(a.layers), moe_l = d(a.moe_layers()), h = d(a.hidden);
+  const double rank_ar = all_reduce(g, t, rank_tokens * h * 2);
+  Exchange x;
+  x.all_reduce = L * rank_ar + (L - moe_l) * rank_ar;
+  if (dp <= 1) {
+    x.all_reduce += moe_l * all_reduce(g, n, all_tokens * h * 2);
+  } else {
+    x.moe = moe_l * 2 * gather(g, n, all_tokens * h * 2);
+  }
+  return x;
 }
 
 }  // namespace
@@ -113,17 +148,34 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
   const auto set = detail::settings_of(w);
   const auto m = detail::serving_memory(a, w.counts, set, n);
   const double conc = std::max(1, w.batch_size);
+  const int t = detail::attention_tp(set, n), dp = std::max(1, w.attention_dp);
+  const int ep = std::max(1, w.expert_parallel);
+  const double rank_conc = detail::requests_per_rank(conc, dp);
   const double bw = g.memory_bandwidth_gbs * 1e9 * k::kDecodeBandwidthEfficiency;
   const double rate = matmul_rate(w, g);
-  const double L = d(a.layers), h = d(a.hidden);
+  const double L = d(a.layers);
   const double overhead = p.step_seconds + p.layer_seconds * L;
+  // Routed experts: their bytes at the weights' format and the parameters a
+  // token runs through (k of E); everything else is split over a rank.
+  const double routed = detail::routed_expert_params(a, w.counts);
+  const double routed_bytes = routed * detail::weight_bits(w.precision, w.quant) / 8;
+  const double routed_active = a.moe() ? routed * a.experts_per_token / a.experts : 0;
 
   // Decode step: every GEMM streams its weights or computes, whichever is
   // longer; attention streams the KV cache at the average context.
   double weight_traffic = m.weights;
-  if (a.moe() && a.experts > a.experts_per_token && a.experts_per_token > 0) {
-    weight_traffic -= idle_expert_bytes(w, a, conc, n);
+  if (routed > 0) {
+    const auto [bytes, imbalance] = expert_stream(a, conc, n, ep, routed_bytes);
+    weight_traffic += bytes - routed_bytes / n;
+    s.expert_imbalance = imbalance;
   }
+  // Under expert parallelism the busiest GPU gets more than 1/ep of the
+  // tokens x k routed rows.
+  auto token_imbalance = [&](double tokens) {
+    if (ep <= 1 || routed <= 0) return 1.0;
+    const double pairs = tokens * a.experts_per_token;
+    return detail::expected_max_binomial(pairs, 1.0 / ep, ep) / (pairs / ep);
+  };
   if (w.quant == Quant::bnb && w.batch_size > 1) {
     // bitsandbytes writes and reads back a 16-bit copy of each matrix.
     weight_traffic += w.counts.linear / n * 2 * k::kDequantWriteBytes;
@@ -139,32 +191,43 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
     // compute-bound decode, github.com/deepseek-ai/FlashMLA).
     const double keys = m.kv_cache_average / detail::kv_bytes_per_token(a, set, n);
     const double flops =
-        2.0 * d(a.heads) / n * (2.0 * d(a.kv_lora_rank) + d(a.qk_rope_head_dim)) * L * keys;
+        2.0 * d(a.heads) / t * (2.0 * d(a.kv_lora_rank) + d(a.qk_rope_head_dim)) * L * keys;
     const double rate16 = g.tensor_tflops_16bit * 1e12 * detail::matmul_efficiency(g).fraction;
     if (rate16 > 0) s.step_kv_s = std::max(s.step_kv_s, flops / rate16);
   }
-  // Matmul FLOPs from the parameters a token uses (MoE: its k experts); the
-  // weights streamed are all of them (serving.md section 6).
-  s.step_compute_s = k::kFlopsForward * w.counts.active * conc / n / rate;
-  s.step_comm_s = 2 * L * all_reduce(g, n, conc * h * 2);
-  const double elementwise = elementwise_bytes_per_token(a, n);
-  s.step_elementwise_s = conc * elementwise / bw;
+  // Matmul FLOPs from the parameters a token uses (MoE: its k experts, run
+  // over all GPUs for every rank's tokens); the weights streamed are all of
+  // them (serving.md section 6).
+  auto matmul_flops = [&](double rank_tokens, double all_tokens) {
+    return k::kFlopsForward * ((w.counts.active - routed_active) * rank_tokens / t +
+                               routed_active * all_tokens / n * token_imbalance(all_tokens));
+  };
+  s.step_compute_s = matmul_flops(rank_conc, conc) / rate;
+  const auto x = exchange(g, a, n, t, dp, rank_conc, conc);
+  s.step_comm_s = x.all_reduce;
+  s.step_moe_comm_s = x.moe;
+  const double elementwise = elementwise_bytes_per_token(a, t);
+  s.step_elementwise_s = rank_conc * elementwise / bw;
   s.step_overhead_s = overhead;
   s.tpot_s = std::max(s.step_weights_s, s.step_compute_s) + s.step_kv_s + s.step_elementwise_s +
-             s.step_comm_s + s.step_overhead_s;
+             s.step_comm_s + s.step_moe_comm_s + s.step_overhead_s;
 
   // Prefill: 2N FLOPs per prompt token plus causal attention (4·L·h·s/2 per
-  // token), compute-bound; each chunk streams the weights at least once.
+  // token), compute-bound; each chunk streams the weights at least once. The
+  // prompts are spread over the attention ranks.
   auto prefill = [&](double requests) {
     const double tokens = requests * d(w.prompt_len);
+    const double rank_tokens = detail::requests_per_rank(requests, dp) * d(w.prompt_len);
     // MLA prefill runs with keys and values up-projected: qk_dim + v_dim wide.
-    const double width = a.mla() ? (d(a.qk_dim()) + d(a.v_dim())) / 2 : h;
-    const double flops = k::kFlopsForward * w.counts.active * tokens +
-                         k::kAttnForward * L * width * d(w.prompt_len) / 2 * tokens;
-    const double chunk = p.prefill_chunk_tokens > 0 ? d(p.prefill_chunk_tokens) : tokens;
-    const double passes = std::max(1.0, std::ceil(tokens / chunk));
-    const double comm = 2 * L * passes * all_reduce(g, n, std::min(tokens, chunk) * h * 2);
-    return std::max(flops / n / rate, passes * s.step_weights_s) + tokens * elementwise / bw +
+    const double width = a.mla() ? (d(a.qk_dim()) + d(a.v_dim())) / 2 : d(a.hidden);
+    const double flops = matmul_flops(rank_tokens, tokens) +
+                         k::kAttnForward * L * width * d(w.prompt_len) / 2 * rank_tokens / t;
+    const double chunk = p.prefill_chunk_tokens > 0 ? d(p.prefill_chunk_tokens) : rank_tokens;
+    const double passes = std::max(1.0, std::ceil(rank_tokens / chunk));
+    const double per_pass = std::min(rank_tokens, chunk);
+    const double comm =
+        passes * exchange(g, a, n, t, dp, per_pass, per_pass * std::min(requests, d(dp))).total();
+    return std::max(flops / rate, passes * s.step_weights_s) + rank_tokens * elementwise / bw +
            comm + passes * overhead;
   };
   s.ttft_s = prefill(1);
@@ -176,11 +239,21 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
   const char* bound = s.step_compute_s > s.step_weights_s ? "matmuls" : "weight streaming";
   s.basis = fmt::format(
       "decode step {:.1f} ms: {} {:.1f} ms + KV cache {:.1f} ms (average context, {:.0f}% of "
-      "{:.0f} GB/s) + norms and activations {:.1f} ms{} + engine {:.2f} ms",
+      "{:.0f} GB/s) + norms and activations {:.1f} ms{}{} + engine {:.2f} ms",
       s.tpot_s * 1e3, bound, std::max(s.step_weights_s, s.step_compute_s) * 1e3, s.step_kv_s * 1e3,
       k::kDecodeBandwidthEfficiency * 100, g.memory_bandwidth_gbs, s.step_elementwise_s * 1e3,
-      n > 1 ? fmt::format(" + all-reduces {:.1f} ms", s.step_comm_s * 1e3) : "",
+      t > 1 || (n > 1 && dp == 1) ? fmt::format(" + all-reduces {:.1f} ms", s.step_comm_s * 1e3)
+                                  : "",
+      s.step_moe_comm_s > 0
+          ? fmt::format(" + MoE token gather and reduce-scatter {:.1f} ms", s.step_moe_comm_s * 1e3)
+          : "",
       s.step_overhead_s * 1e3);
+  if (ep > 1) {
+    s.basis += fmt::format(
+        "; the busiest of {} expert-parallel GPUs streams {:.2f}x the mean of "
+        "the routed experts",
+        ep, s.expert_imbalance);
+  }
   return s;
 }
 
@@ -192,7 +265,9 @@ int max_concurrency(const Workload& w, const catalog::Gpu& g, int gpus) {
   one.batch_size = 1;
   const double per_request = memory_per_gpu(one, g, gpus).kv_cache;
   if (pool <= 0 || per_request <= 0) return 0;
-  return static_cast<int>(std::min(1e9, std::floor(pool / per_request)));
+  // Each data-parallel attention rank's pool holds its own requests.
+  return static_cast<int>(
+      std::min(1e9, std::floor(pool / per_request) * std::max(1, w.attention_dp)));
 }
 
 double engine_fraction_needed(const Workload& w, const catalog::Gpu& g, int gpus) {

@@ -37,6 +37,10 @@ gpuadvisor_schema_test(estimate_serving_awq_table estimate.schema.json 0
 gpuadvisor_schema_test(estimate_deepseek_v3_serving estimate.schema.json 0
   estimate --model deepseek-v3 --task inference --precision fp8 --gpus 8 --gpu h200-sxm
   --seq-len 4096 --concurrency 16 --format json)
+gpuadvisor_schema_test(estimate_deepseek_v3_expert_parallel estimate.schema.json 0
+  estimate --model deepseek-v3 --task inference --precision fp8 --gpus 8 --gpu h200-sxm
+  --engine trtllm --ep 8 --attention-dp 8 --concurrency 1024 --prompt-len 1024 --output-len 2048
+  --format json)
 gpuadvisor_schema_test(estimate_model_config_mla estimate.schema.json 0
   estimate --model-config tests/data/model-configs/deepseek-v2-lite/config.json --task lora
   --gpu h100-sxm --format json)

@@ -28,6 +28,9 @@ gpuadvisor_schema_test(recommend_serving_target_budget serving-plan.schema.json 
 gpuadvisor_schema_test(recommend_serving_target_amd_eu serving-plan.schema.json 0
   recommend --task inference --model llama-3.1-8b --throughput 20000 --max-ttft 500ms
   --vendor amd --region eu --format json)
+gpuadvisor_schema_test(recommend_serving_target_moe_layouts serving-plan.schema.json 0
+  recommend --task inference --model deepseek-v3 --users 200 --tokens-per-second-per-user 20
+  --format json)
 gpuadvisor_schema_test(recommend_cluster recommend.schema.json 0
   recommend --budget 1M --model-size 70B --task pretrain --format json)
 gpuadvisor_schema_test(recommend_cluster_nodes_ethernet recommend.schema.json 0

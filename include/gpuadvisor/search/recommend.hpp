@@ -3,6 +3,7 @@
 /// of materials, power budget, memory per GPU, time to train, electricity cost,
 /// the warnings it accepts and tips; or, when nothing fits, why, and what would.
 /// docs/recommend.md describes the search, its assumptions and its output.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -163,8 +164,25 @@ struct Recommendation {
 /// A build the search found in `ctx`, with everything recommend shows (bill
 /// of materials, power, memory, findings, tips): the serving plan's servers
 /// (search/serving_target.hpp) are assembled by it too.
+/// `may_fail`: the nearest build of a "nothing fits" answer, which may break
+/// a rule (else a broken rule is an internal error).
 [[nodiscard]] RecommendedBuild assemble_build(const Context& ctx, const Request& req,
-                                              const Candidate& c, int rank);
+                                              const Candidate& c, int rank, bool may_fail = false);
+
+/// The cheapest build that breaks exactly one rule: each rule of `candidates`
+/// relaxed in turn in a fresh context from `make` and searched under `cons`,
+/// the cheapest build kept with its rule and context. What recommend's
+/// "nothing fits" and the serving plan's rejected GPU models name.
+struct NearestBuild {
+  Candidate candidate;
+  const rules::RuleDecl* rule = nullptr;
+  std::unique_ptr<Context> ctx;
+};
+[[nodiscard]] std::optional<NearestBuild> nearest_breaking_one(
+    const std::function<std::unique_ptr<Context>()>& make, RuleMask candidates,
+    const Constraints& cons);
+/// The first unwaived error finding of a build (the rule it breaks, worded).
+[[nodiscard]] const rules::Finding* first_error(const RecommendedBuild& b);
 
 /// Runs the search and assembles the answer. Input problems (the workload
 /// flags) come back as diagnostics located at their flags.

@@ -38,6 +38,10 @@ struct ServingOption {
   workload::Quant quant = workload::Quant::none;
   workload::KvPrecision kv = workload::KvPrecision::automatic;
   int concurrency = 1;  ///< per replica
+  /// Mixture of experts: GPUs the routed experts are spread over whole (1:
+  /// tensor parallel) and data-parallel attention ranks (Workload's fields).
+  int expert_parallel = 1;
+  int attention_dp = 1;
   workload::ServingSpeed speed;
   workload::MemoryBreakdown memory;  ///< per GPU
   double gpu_usd = 0;                ///< GPU purchase price of all replicas (catalog prices)

@@ -223,7 +223,9 @@ struct WorkloadInput {
   std::optional<KvPrecision> kv_precision;
   std::optional<Quant> quant;
   std::optional<Engine> engine;
-  ArchitectureInput arch;  ///< architecture overrides
+  std::optional<std::int64_t> expert_parallel;  ///< --ep: GPUs the routed experts are spread over
+  std::optional<std::int64_t> attention_dp;     ///< --attention-dp: data-parallel attention ranks
+  ArchitectureInput arch;                       ///< architecture overrides
 };
 
 /// Where a WorkloadInput came from, so that every error names the flag
@@ -296,6 +298,15 @@ struct Workload {
   Engine engine = Engine::vllm;
   KvPrecision kv_precision = KvPrecision::bf16;  ///< resolved: never automatic
   Quant quant = Quant::none;
+  /// Mixture-of-experts serving layout of one replica's `gpus` GPUs
+  /// (docs/serving.md section 2.1): the routed experts are split over
+  /// `expert_parallel` GPUs whole (each expert's matrices split over the
+  /// other gpus / expert_parallel); attention and everything else runs as
+  /// `attention_dp` data-parallel ranks of gpus / attention_dp tensor-parallel
+  /// GPUs, each rank holding its share of the requests. 1 and 1: tensor
+  /// parallelism for everything.
+  int expert_parallel = 1;
+  int attention_dp = 1;
   std::vector<std::string> assumptions;
 
   [[nodiscard]] bool training() const { return task != Task::inference; }
@@ -355,6 +366,16 @@ struct MemoryBreakdown {
 /// CNNs run data parallel: any n.
 [[nodiscard]] bool valid_tensor_parallel(const Architecture& a, int n);
 
+/// True when `engine` serves mixture-of-experts `a` on `gpus` GPUs with the
+/// routed experts spread over `ep` of them and attention as `attention_dp`
+/// data-parallel ranks (docs/serving.md section 2.1): ep and attention_dp
+/// divide gpus, ep divides the experts, the attention rank's gpus /
+/// attention_dp GPUs are a valid tensor-parallel degree, and the engine
+/// offers the layout (vLLM: ep 1 or all GPUs; TensorRT-LLM: attention_dp 1
+/// or all GPUs; hf and trtllm-0.6: neither). 1 and 1 are valid for any model.
+[[nodiscard]] bool valid_expert_layout(const Architecture& a, Engine engine, int gpus, int ep,
+                                       int attention_dp);
+
 /// Serving speed: prefill compute-bound over the prompt, decode bandwidth-bound
 /// plus per-step and tensor-parallel costs (docs/serving.md).
 struct ServingSpeed {
@@ -368,8 +389,13 @@ struct ServingSpeed {
   double step_kv_s = 0;
   double step_compute_s = 0;
   double step_elementwise_s = 0;  ///< norms, residual adds, activation function
-  double step_comm_s = 0;
+  double step_comm_s = 0;         ///< tensor-parallel all-reduces
+  /// Data-parallel attention: the MoE layers' token exchange (all-gather
+  /// dispatch, reduce-scatter combine); 0 otherwise.
+  double step_moe_comm_s = 0;
   double step_overhead_s = 0;
+  /// Expert parallelism: routed-expert bytes the busiest GPU streams over the mean (1 otherwise).
+  double expert_imbalance = 1;
   int max_concurrency = 0;  ///< requests whose final context fits in memory with the weights
   std::string basis;        ///< one line: what bounds the step
 };

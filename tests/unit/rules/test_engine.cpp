@@ -416,6 +416,36 @@ TEST_CASE("STOR001: NVMe for data and checkpoints", "[rules][engine]") {
   const auto f = run(b);
   REQUIRE(find(f, "STOR001") != nullptr);
   CHECK(find(f, "STOR001")->severity == Severity::warning);
+  CHECK(find(f, "STOR001")->message ==
+        "0 NVMe drives; reading training data and writing checkpoints from SATA or disks stalls "
+        "the GPUs");
+}
+
+TEST_CASE("MEM001 and STOR001 word themselves for a serving build", "[rules][engine]") {
+  // A build that only serves reads no training data and writes no
+  // checkpoints: the findings speak of a serving machine and its weights.
+  test::Parts p;
+  Build b = p.four_4090();
+  b.storage = {{&p.sata_4tb, 2}};
+  catalog::MemoryKit small = p.rdimm_256;
+  small.capacity_gb = 16;
+  b.memory = {&small, 1};
+  const auto serve = make_workload("gpt2", workload::Task::inference, 4);
+  const auto f = run(b, {serve});
+  REQUIRE(find(f, "STOR001") != nullptr);
+  CHECK(find(f, "STOR001")->message ==
+        "0 NVMe drives; loading the model's weights from SATA or disks slows every start and "
+        "model change");
+  CHECK(find(f, "STOR001")->fix == "add 1 NVMe SSD for the weights");
+  REQUIRE(find(f, "MEM001") != nullptr);
+  CHECK(find(f, "MEM001")->message ==
+        "16 GB of system RAM; a serving machine needs at least 32 GB");
+  // With a training workload too, the training words stay.
+  const auto train = make_workload("gpt2", workload::Task::lora, 4);
+  const auto both = run(b, {serve, train});
+  CHECK(find(both, "MEM001")->message ==
+        "16 GB of system RAM; a training machine needs at least 32 GB");
+  CHECK(find(both, "STOR001")->fix == "add 1 NVMe SSD for data and checkpoints");
 }
 
 TEST_CASE("STOR002: capacity for the dataset and the kept checkpoints", "[rules][engine]") {
