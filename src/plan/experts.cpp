@@ -53,10 +53,12 @@ Invalid expert_invalid(const workload::Workload& w, const Layout& l, const Netwo
     return {"ep",
             "expert tensor x expert parallel must divide tp x cp x dp (Megatron-Core "
             "parallel_state: the world size divides by etp x ep x pp)"};
-  if (l.ep > 1 && l.tp > 1 && !l.sp)
+  // Experts not split like the rest of the layer (ep > 1, or etp below tp)
+  // take each tensor-parallel rank's own tokens: sequence parallel ones.
+  if ((l.ep > 1 || l.etp < l.tp) && l.tp > 1 && !l.sp)
     return {"sequence_parallel",
-            "expert parallelism with tensor parallelism needs sequence parallelism "
-            "(Megatron-Core MoE)"};
+            "expert parallelism (or expert tensor parallel below tp) with tensor parallelism "
+            "needs sequence parallelism (Megatron-Core MoE)"};
   if (l.ep > 1 && l.sharding >= workload::Sharding::zero2)
     return {"sharding",
             "ZeRO-2/3 do not combine with expert parallelism (Megatron-LM: FSDP is not "

@@ -58,13 +58,14 @@ ojson step_json(const plan::StepCost& c) {
           {"expert_all_to_all", round_significant(c.ep_comm)}};
 }
 
-std::string layout_summary(const plan::Layout& l) {
+std::string layout_summary(const plan::Layout& l, bool moe) {
   std::string s = fmt::format("TP {}{}", l.tp, l.sp ? "+SP" : "");
   if (l.pp > 1) s += fmt::format(" PP {}{}", l.pp, l.vp > 1 ? fmt::format("x{}", l.vp) : "");
   if (l.cp > 1) s += fmt::format(" CP {}", l.cp);
   s += fmt::format(" DP {}", l.dp);
   if (l.ep > 1) s += fmt::format(" EP {}", l.ep);
-  if (l.etp != l.tp && (l.ep > 1 || l.etp > 1)) s += fmt::format(" ETP {}", l.etp);
+  // Megatron's default expert tensor parallel is tp: say when it is not.
+  if (l.etp != l.tp && (moe || l.ep > 1)) s += fmt::format(" ETP {}", l.etp);
   return s;
 }
 
@@ -111,7 +112,7 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   for (const auto& p : r.result.plans) {
     const auto& l = p.layout;
     t.add_row({std::to_string(++rank), p.gpu->id, fmt::format("{} x {}", p.nodes, p.gpus_per_node),
-               layout_summary(l), std::string(workload::to_string(l.sharding)),
+               layout_summary(l, w.arch.moe()), std::string(workload::to_string(l.sharding)),
                std::string(plan::to_string(l.recompute)), std::to_string(l.micro_batch),
                format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
                fmt::format("{:.1f}%", 100 * p.cost.mfu), days(p.hours),
@@ -124,7 +125,8 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   const auto& c = b.cost;
   const auto& l = b.layout;
   out += fmt::format("\nBest: {} {} x {} GPUs, {}, {} micro-batches of {} per step\n", b.gpu->id,
-                     b.nodes, b.gpus_per_node, layout_summary(l), l.micro_batches(), l.micro_batch);
+                     b.nodes, b.gpus_per_node, layout_summary(l, w.arch.moe()), l.micro_batches(),
+                     l.micro_batch);
   out += fmt::format(
       "  step {:.2f} s: compute {}, tensor-parallel {}, context-parallel {}, pipeline sends {}, "
       "bubble {}, data-parallel {}{}\n",

@@ -38,6 +38,8 @@ struct PlanReport {
 [[nodiscard]] nlohmann::ordered_json step_json(const plan::StepCost& c);
 
 /// "TP 8+SP PP 16x4 DP 128", the layout's short form.
-[[nodiscard]] std::string layout_summary(const plan::Layout& l);
+/// "TP 8+SP PP 16x8 DP 128"; for a mixture of experts (`moe`) also EP and an
+/// expert tensor parallel other than tp.
+[[nodiscard]] std::string layout_summary(const plan::Layout& l, bool moe = false);
 
 }  // namespace gpuadvisor::report

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/plan/plan.hpp"
+#include "gpuadvisor/report/plan_report.hpp"
 #include "support/scratch.hpp"
 #include "unit/workload/helpers.hpp"
 
@@ -74,6 +75,10 @@ TEST_CASE("plan experts: the layouts Megatron-Core allows", "[plan][experts]") {
   auto no_sp = base(2, 4, 4, 1);
   no_sp.sp = false;
   CHECK(plan::invalid(w, no_sp, net).field == "sequence_parallel");
+  // So with experts whole on each tensor-parallel rank (etp 1 below tp 2).
+  auto whole = base(2, 4, 1, 1);
+  whole.sp = false;
+  CHECK(plan::invalid(w, whole, net).field == "sequence_parallel");
   // No FSDP / ZeRO-2 with ep; the distributed optimizer is fine.
   auto z = base(1, 8, 8, 1);
   z.sharding = workload::Sharding::zero3;
@@ -149,4 +154,15 @@ TEST_CASE("plan experts: branch-and-bound equals brute force on small MoE spaces
     CHECK(any_ep == (variant != 1));
     if (variant == 2) CHECK(fast.plans.front().layout.ep == 3);
   }
+}
+
+TEST_CASE("plan experts: the layout summary names the expert split", "[plan][experts]") {
+  auto l = base(4, 4, 1, 1);
+  l.pp = 4;
+  // Megatron's default etp is tp: a MoE layout says when it is not.
+  CHECK(report::layout_summary(l, true) == "TP 4+SP PP 4 DP 4 ETP 1");
+  CHECK(report::layout_summary(l, false) == "TP 4+SP PP 4 DP 4");
+  l.ep = 4;
+  l.etp = 4;
+  CHECK(report::layout_summary(l, true) == "TP 4+SP PP 4 DP 4 EP 4");
 }
