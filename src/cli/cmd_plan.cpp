@@ -31,7 +31,7 @@ struct PlanFlags {
   std::vector<std::string> gpu;
   LayoutFlags layout;
   std::optional<std::string> gpus, nodes, deadline, max_batch_tokens, dp, micro_batch, recompute,
-      output_dir;
+      output_dir, ep, etp;
   std::string objective = "time";
   std::vector<std::string> emit;
   int top = 10;
@@ -99,9 +99,9 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
     bad("--model", "plan lays out transformers; CNNs train data parallel (see estimate)");
   if (w->arch.mla())
     bad(f.w.model_config ? "--model-config" : "--model",
-        "plan's layout model has no multi-head latent attention or expert parallelism, which "
-        "DeepSeek-V2/V3 training needs (Megatron-LM --multi-latent-attention, "
-        "--expert-model-parallel-size); see gpuadvisor estimate for its memory and time");
+        "plan's layout model has no multi-head latent attention, which DeepSeek-V2/V3 "
+        "training needs (Megatron-LM --multi-latent-attention); see gpuadvisor estimate for its "
+        "memory and time");
   q.w = std::move(*w);
   q.gpus = gpus_of(f.gpu.empty() ? std::vector<std::string>{"all"} : f.gpu, cat);
   const int node = workload::k::kGpusPerNode;
@@ -150,6 +150,10 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   pin.cp = narrow(layout.cp);
   if (f.dp) pin.dp = whole_number(*f.dp, "--dp", 1, 100'000);
   if (f.micro_batch) pin.micro_batch = whole_number(*f.micro_batch, "--micro-batch", 1, 8);
+  if ((f.ep || f.etp) && !q.w.arch.moe())
+    bad(f.ep ? "--ep" : "--etp", "expert parallelism needs a mixture-of-experts model");
+  if (f.ep) pin.ep = whole_number(*f.ep, "--ep", 1, 1024);
+  if (f.etp) pin.etp = whole_number(*f.etp, "--etp", 1, 1024);
   if (f.recompute) {
     pin.recompute = plan::parse_recompute(*f.recompute);
     if (!pin.recompute)
@@ -290,6 +294,13 @@ Exit codes: 0 a plan, 1 no layout fits (or meets the deadline), 2 bad input.)");
   auto* p = cmd->add_option_group("Layout", "Pin a dimension; the search varies the rest");
   add_layout_flags(p, f->layout, LayoutUse::pin);
   p->add_option("--dp", f->dp, "Data parallel degree")->type_name("N");
+  p->add_option("--ep", f->ep,
+                "Expert parallel degree (mixture of experts: the experts split over N GPUs of "
+                "tp x cp x dp)")
+      ->type_name("N");
+  p->add_option("--etp", f->etp,
+                "Expert tensor parallel degree (each expert's matrices over N GPUs; at most --tp)")
+      ->type_name("N");
   p->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch: 1, 2, 4 or 8")
       ->type_name("N");
   set_choices(p->add_option("--recompute", f->recompute, "none, selective or full")->type_name("R"),

@@ -115,6 +115,7 @@ Invalid invalid(const workload::Workload& w, const Layout& l, const Network& net
             "ZeRO-2/3 do not combine with pipeline parallelism (DeepSpeed, Megatron-LM)"};
   if (l.recompute == Recompute::selective && a.flash_attention)
     return {"recompute", "selective recompute is what flash attention already does"};
+  if (auto bad = detail::expert_invalid(w, l, net); !bad.reason.empty()) return bad;
   if (l.global_batch % (l.micro_batch * l.dp) != 0 || l.micro_batches() < 1)
     return {"global_batch", "global batch must be a multiple of micro-batch x data parallel"};
   return {};
@@ -205,11 +206,34 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
   // Tensor parallel: two all-reduces (or all-gather + reduce-scatter with
   // sequence parallelism, the same bytes) forward, two backward, two more
   // with full recompute, of the layer's activations; not overlapped.
+  const int calls = 4 + (l.recompute == Recompute::full ? 2 : 0);
+  const double moe_layers = detail::moe_layers_per_stage(a, stage_layers);
   double t_tp = 0;
   if (l.tp > 1) {
-    const int calls = 4 + (l.recompute == Recompute::full ? 2 : 0);
     const double bytes = tokens_mb * d(a.hidden) * act_bytes;
-    t_tp = d(stage_layers) * d(calls) * collective(1, bytes, l.tp, 1, true, n);
+    const double one = collective(1, bytes, l.tp, 1, true, n);
+    if (moe_layers == 0) {
+      t_tp = d(stage_layers) * d(calls) * one;
+    } else {
+      // MoE layers: the attention half as before; the FFN half becomes the
+      // expert-tensor-parallel all-gather / reduce-scatter of the k copies
+      // of each token a rank's experts receive (none with etp 1).
+      const double k = d(a.experts_per_token);
+      const double expert = collective(1, bytes * k * d(l.etp) / d(l.tp), l.etp, 1, true, n);
+      t_tp = d(calls) / 2 *
+             (d(stage_layers) * one + (d(stage_layers) - moe_layers) * one + moe_layers * expert);
+    }
+  }
+  // Expert parallel: per MoE layer and micro-batch a dispatch and a combine
+  // all-to-all forward, the same backward, again with full recompute; each
+  // moves a rank's tokens (1/tp of them with sequence parallelism) x top-k
+  // x hidden. Dropless and balanced (Megatron's default: no capacity factor,
+  // the router's load-balancing loss); not overlapped with compute.
+  double t_ep = 0;
+  if (l.ep > 1 && moe_layers > 0) {
+    const double bytes =
+        tokens_mb / (l.sp ? d(l.tp) : 1.0) * d(a.experts_per_token) * d(a.hidden) * act_bytes;
+    t_ep = moe_layers * d(calls) * detail::all_to_all(bytes, l.ep, l.etp, n);
   }
   // Context parallel: each rank passes its KV chunk around the ring cp-1
   // times forward and twice that backward (KV and its gradient), behind the
@@ -233,9 +257,10 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
     t_pp =
         2 * d(l.vp) * (bytes / bw + n.base_latency + (inter ? n.inter_latency : n.intra_latency));
   }
-  const double per_mb = t_mb + t_tp + t_cp + t_pp;
+  const double per_mb = t_mb + t_tp + t_cp + t_pp + t_ep;
   c.compute = m * t_mb;
   c.tp_comm = m * t_tp;
+  c.ep_comm = m * t_ep;
   c.cp_comm = m * t_cp;
   c.pp_comm = m * t_pp;
   c.bubble = d(l.pp - 1) / d(l.vp) * per_mb;
@@ -248,9 +273,12 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
 
   // Data parallel: gradients reduced (and with ZeRO parameters gathered)
   // over the replicas, behind the backward (forward) of a micro-batch.
-  if (l.dp > 1) {
-    const double grads = mem.params * (act_bytes == 4 ? wk::kGrad32 : wk::kGrad16);
-    const double weights = mem.params * act_bytes;
+  // Experts replicated over tensor-parallel ranks (etp < tp) reduce even without dp.
+  if (l.dp > 1 || (mem.expert_params > 0 && l.expert_dp() > 1)) {
+    const double grad_bytes = act_bytes == 4 ? wk::kGrad32 : wk::kGrad16;
+    const double dense = mem.params - mem.expert_params;
+    const double grads = dense * grad_bytes;
+    const double weights = dense * act_bytes;
     const int stride = l.tp * l.cp;
     // Forward is 2 of the 6 (8 with full recompute, which runs in backward).
     const double fwd = t_mb * (l.recompute == Recompute::full ? 0.25 : 1.0 / 3);
@@ -258,11 +286,19 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
     auto hidden = [](double window, double comm) {
       return workload::detail::overlapped(window, comm) - window;
     };
-    const double rs = collective(1, grads, l.dp, stride, false, n);
-    const double ag = collective(1, weights, l.dp, stride, false, n);
+    // The routed experts reduce over their own, smaller group: the expert
+    // data parallel ranks, etp x ep apart (0 for dense models).
+    const int edp = l.expert_dp(), estride = l.ep * l.etp;
+    const double egrads = mem.expert_params * grad_bytes, eweights = mem.expert_params * act_bytes;
+    const double rs = collective(1, grads, l.dp, stride, false, n) +
+                      collective(1, egrads, edp, estride, false, n);
+    const double ag = collective(1, weights, l.dp, stride, false, n) +
+                      collective(1, eweights, edp, estride, false, n);
+    const double ar =
+        collective(1, grads, l.dp, stride, true, n) + collective(1, egrads, edp, estride, true, n);
     switch (l.sharding) {
       case Sharding::none:
-        c.dp_comm = hidden(bwd, collective(1, grads, l.dp, stride, true, n));
+        c.dp_comm = hidden(bwd, ar);
         break;
       case Sharding::zero1:
         c.dp_comm = hidden(bwd, rs) + hidden(fwd, ag);
@@ -275,7 +311,7 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
         break;
     }
   }
-  c.step = c.compute + c.tp_comm + c.cp_comm + c.pp_comm + c.bubble + c.dp_comm;
+  c.step = c.compute + c.tp_comm + c.cp_comm + c.pp_comm + c.bubble + c.dp_comm + c.ep_comm;
   c.tokens_per_second = d(l.global_batch) * d(w.seq_len) / c.step;
   c.model_tflops_per_gpu = c.tokens_per_second * r.model_flops_per_token / d(l.gpus()) / 1e12;
   c.mfu = c.model_tflops_per_gpu * 1e12 / r.peak;

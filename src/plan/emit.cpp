@@ -32,10 +32,11 @@ std::string header(const workload::Workload& w, const Plan& p, std::string_view 
   return fmt::format(
       "#!/usr/bin/env bash\n"
       "# {} for {} on {} x {} {} (gpuadvisor plan).\n"
-      "# Layout: TP {} PP {} (chunks {}) CP {} DP {}, {}, recompute {}, micro-batch {},\n"
+      "# Layout: TP {} PP {} (chunks {}) CP {} DP {}{}, {}, recompute {}, micro-batch {},\n"
       "# global batch {} sequences of {} tokens; predicted {:.0f} tokens/s per GPU.\n",
       what, comment_safe(w.model_name), p.nodes, p.gpus_per_node, p.gpu->id, l.tp, l.pp, l.vp, l.cp,
-      l.dp, workload::to_string(l.sharding), to_string(l.recompute), l.micro_batch, l.global_batch,
+      l.dp, w.arch.moe() ? fmt::format(" EP {} ETP {}", l.ep, l.etp) : "",
+      workload::to_string(l.sharding), to_string(l.recompute), l.micro_batch, l.global_batch,
       w.seq_len, p.cost.tokens_per_second / l.gpus());
 }
 
@@ -44,6 +45,38 @@ std::pair<int, int> short_stages(int layers, int pp) {
   const int per = (layers + pp - 1) / pp;
   const int missing = per * pp - layers;
   return {missing / 2, missing - missing / 2};
+}
+
+/// Megatron-Core's MoE arguments: the experts and their split (docs/plan.md
+/// section 5). The alltoall dispatcher is what the cost model prices and what
+/// the Megatron-Core MoE README recommends with expert parallelism; the
+/// auxiliary load-balancing loss (coefficient 1e-2, the README's Mixtral
+/// example and the value its help text recommends) keeps the experts' load
+/// balanced as the model assumes.
+void moe_arguments(const workload::Architecture& a, const Layout& l,
+                   std::vector<std::string>& args) {
+  args.push_back(fmt::format("--num-experts {}", a.experts));
+  args.push_back(fmt::format("--moe-router-topk {}", a.experts_per_token));
+  args.push_back(fmt::format("--moe-ffn-hidden-size {}", a.expert_ffn));
+  args.push_back(fmt::format("--expert-model-parallel-size {}", l.ep));
+  args.push_back(fmt::format("--expert-tensor-parallel-size {}", l.etp));
+  if (a.shared_expert_ffn > 0)
+    args.push_back(fmt::format("--moe-shared-expert-intermediate-size {}", a.shared_expert_ffn));
+  if (a.shared_expert_gate) args.emplace_back("--moe-shared-expert-gate");
+  if (a.moe_layers() < a.layers) {
+    // 1 marks a MoE layer: the leading dense layers, then every moe_every-th.
+    std::string pattern;
+    const int step = std::max(1, a.moe_every);
+    for (int i = 0; i < a.layers; ++i) {
+      const bool moe = i >= a.dense_layers && (i - a.dense_layers + 1) % step == 0;
+      pattern += (pattern.empty() ? "" : ",") + std::string(moe ? "1" : "0");
+    }
+    args.push_back(fmt::format("--moe-layer-freq '[{}]'", pattern));
+  }
+  args.emplace_back("--moe-token-dispatcher-type alltoall");
+  args.emplace_back("--moe-grouped-gemm");
+  args.emplace_back("--moe-router-load-balancing-type aux_loss");
+  args.emplace_back("--moe-aux-loss-coeff 1e-2");
 }
 
 long long train_samples(const workload::Workload& w) {
@@ -79,6 +112,7 @@ std::string megatron(const workload::Workload& w, const Plan& p) {
     args.push_back(fmt::format("--num-query-groups {}", a.kv_heads));
   }
   if (a.gated_ffn) args.emplace_back("--swiglu");
+  if (a.moe()) moe_arguments(a, l, args);
   if (!a.tied_embeddings) args.emplace_back("--untie-embeddings-and-output-weights");
   if (l.sharding != Sharding::none) args.emplace_back("--use-distributed-optimizer");
   if (l.dp > 1) {
@@ -172,6 +206,18 @@ std::string torchtitan(const workload::Workload& w, const Plan& p) {
   // FSDP keeps parameters gathered between forward and backward for ZeRO-1/2.
   if (shard && l.sharding != Sharding::zero3)
     args.emplace_back("--parallelism.fsdp_reshard_after_forward never");
+  // torchtitan's expert parallelism borrows ranks from FSDP x CP x TP and has
+  // no expert tensor parallelism (configs.py, expert_parallel_degree).
+  std::string moe_note;
+  if (w.arch.moe() && l.ep > 1) {
+    if (l.etp == 1 && ((shard ? l.dp : 1) * l.cp * l.tp) % l.ep == 0)
+      args.push_back(fmt::format("--parallelism.expert_parallel_degree {}", l.ep));
+    else
+      moe_note = fmt::format(
+          "# torchtitan cannot lay out EP {} with ETP {} on this mesh (EP borrows from FSDP x CP\n"
+          "# x TP, no expert tensor parallel): use the Megatron-LM script for this plan.\n",
+          l.ep, l.etp);
+  }
   if (l.pp > 1) {
     const auto [first, last] = short_stages(w.arch.layers, l.pp);
     const int per = (w.arch.layers + l.pp - 1) / l.pp;
@@ -184,6 +230,7 @@ std::string torchtitan(const workload::Workload& w, const Plan& p) {
     args.push_back(fmt::format("--parallelism.num_pp_microbatches {}", l.micro_batches()));
   }
   std::string s = header(w, p, "torchrun command for torchtitan");
+  s += moe_note;
   s += fmt::format(
       "# Recompute {} is set in the config_registry entry (activation_checkpoint).\n"
       "set -euo pipefail\n"

@@ -99,6 +99,9 @@ gpuadvisor::expected<Layout, Diagnostics> make_layout(const Workload& w, const c
                                     "parallel)",
                                     model_parallel, w.gpus));
   l.dp = w.gpus / model_parallel;
+  // Experts split like the dense weights: no expert parallelism, expert
+  // tensor parallel = tp (Megatron-LM's default; `plan --ep` searches more).
+  if (w.arch.moe()) l.etp = l.tp;
   l.sp = in.sequence_parallel.value_or(false);
   l.sharding = w.sharding;
   l.recompute = recompute_of(w);

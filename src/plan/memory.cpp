@@ -31,7 +31,7 @@ int in_flight(const Layout& l, int stage_layers, bool first) {
 
 struct One {
   workload::MemoryBreakdown memory;
-  double params = 0;
+  double params = 0, expert_params = 0;
 };
 
 One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool first, bool last) {
@@ -41,6 +41,10 @@ One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool fir
   const int stage_layers = (a.layers + l.pp - 1) / l.pp;
   const double h = d(a.hidden), V = d(a.vocab);
   const double per_layer = (c.total - c.embedding - h) / d(a.layers);
+  // Routed experts split over etp x ep ranks (Megatron-Core's expert grid),
+  // the rest of a layer over tp.
+  const double routed = a.moe() ? workload::detail::count_shape(a).routed / d(a.layers) : 0;
+  const double experts = d(stage_layers) * routed / d(l.ep * l.etp);
   // Megatron keeps the input embedding on the first stage and the output
   // layer (a copy when tied) on the last, both split over the vocabulary.
   double embedding = 0;
@@ -49,7 +53,7 @@ One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool fir
   const double norms = d(stage_layers) * 2 * h + (last ? h : 0);
 
   workload::ParamCounts s;
-  s.total = d(stage_layers) * per_layer / t + embedding + (last ? h : 0);
+  s.total = d(stage_layers) * (per_layer - routed) / t + experts + embedding + (last ? h : 0);
   s.embedding = embedding;
   s.norms = norms;
   s.linear = std::max(0.0, s.total - embedding - norms);
@@ -63,6 +67,10 @@ One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool fir
   sa.heads = a.heads / t;
   sa.kv_heads = std::max(1, (a.kv_heads > 0 ? a.kv_heads : a.heads) / t);
   sa.ffn = a.ffn / t;
+  // A rank's experts see 1/tp of the tokens' k copies (etp splits the tokens'
+  // widths instead of their number): the expert activations divide by tp.
+  sa.expert_ffn = a.expert_ffn / t;
+  sa.shared_expert_ffn = a.shared_expert_ffn / t;
   sa.vocab = a.vocab / t;
   sa.layers = in_flight(l, stage_layers, first);
   sa.flash_attention = a.flash_attention || l.recompute == Recompute::selective;
@@ -74,10 +82,13 @@ One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool fir
   set.checkpointing = l.recompute == Recompute::full;
   set.selective = false;
   set.loss_bytes = last ? w.loss_bytes : 0;
+  set.expert_params = experts;
+  set.expert_shards = l.expert_dp();
   One o;
   o.memory =
       workload::detail::memory(sa, s, set, pre.gpu->tensor_tflops_fp8 > 0, std::max(1, l.dp));
   o.params = s.total;
+  o.expert_params = experts;
 
   // Without sequence parallelism the layer-norm inputs and dropout masks
   // (10·s·b·h of the 34, Korthikanti sec. 4.2.2) are whole on every tp rank.
@@ -102,11 +113,12 @@ One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool fir
 
 StageMemory stage_memory(const workload::Workload& w, const Pre& pre, const Layout& l) {
   const One f = stage(w, pre, l, true, l.pp == 1);
-  StageMemory out{f.memory, f.params};
+  StageMemory out{f.memory, f.params, f.expert_params};
   if (l.pp > 1) {
     const One last = stage(w, pre, l, false, true);
     if (last.memory.device > out.memory.device) out.memory = last.memory;
     out.params = std::max(out.params, last.params);
+    out.expert_params = std::max(out.expert_params, last.expert_params);
   }
   return out;
 }

@@ -24,10 +24,11 @@ struct Candidate {
 };
 
 /// Ties within a shape go to the simpler layout: fewer chunks, smaller
-/// micro-batch, sequence parallel on, less sharding, less recompute.
+/// micro-batch, less expert parallel, expert tensor parallel as tp
+/// (Megatron's default), sequence parallel on, less sharding, less recompute.
 auto within_key(const Candidate& c) {
-  return std::make_tuple(c.hours, c.l.vp, c.l.micro_batch, !c.l.sp, static_cast<int>(c.l.sharding),
-                         static_cast<int>(c.l.recompute));
+  return std::make_tuple(c.hours, c.l.vp, c.l.micro_batch, c.l.ep, -c.l.etp, !c.l.sp,
+                         static_cast<int>(c.l.sharding), static_cast<int>(c.l.recompute));
 }
 
 struct Context {
@@ -98,21 +99,24 @@ void layouts(const Context& ctx, const Network& net, int tp, int cp, int pp, int
   if (pp > 1)
     for (int v : divisors_up_to(stage_layers, stage_layers))
       if (v > 1) chunks.push_back(v);
+  const auto splits = detail::expert_splits(w, tp, cp, dp);
   for (int vp : chunks) {
     for (int mb : k::kMicroBatches) {
-      for (int sp = tp > 1 ? 1 : 0; sp >= 0; --sp) {
-        // Sequence parallelism moves the same bytes in less memory and sends
-        // less between stages: without it a layout is never better.
-        if (prune && tp > 1 && sp == 0 && !ctx.q.pinned.sp) continue;
-        for (int z = 0; z <= 3; ++z) {
-          if (dp == 1 && z > 0) continue;  // ZeRO without replicas is no ZeRO
-          for (int r = 0; r <= 2; ++r) {
-            Layout l{tp, pp, vp, cp, dp, sp == 1, Sharding(z), Recompute(r), mb, 0};
-            if (!ctx.q.pinned.allows(l)) continue;
-            l.global_batch = global_batch(ctx, l);
-            if (l.global_batch == 0 || !invalid_reason(w, l, net).empty()) continue;
-            // More recompute only adds time: the first choice that fits wins.
-            if (price(l) && prune) break;
+      for (const auto& e : splits) {
+        for (int sp = tp > 1 ? 1 : 0; sp >= 0; --sp) {
+          // Sequence parallelism moves the same bytes in less memory and sends
+          // less between stages: without it a layout is never better.
+          if (prune && tp > 1 && sp == 0 && !ctx.q.pinned.sp) continue;
+          for (int z = 0; z <= 3; ++z) {
+            if (dp == 1 && z > 0) continue;  // ZeRO without replicas is no ZeRO
+            for (int r = 0; r <= 2; ++r) {
+              Layout l{tp, pp, vp, cp, dp, sp == 1, Sharding(z), Recompute(r), mb, 0, e.ep, e.etp};
+              if (!ctx.q.pinned.allows(l)) continue;
+              l.global_batch = global_batch(ctx, l);
+              if (l.global_batch == 0 || !invalid_reason(w, l, net).empty()) continue;
+              // More recompute only adds time: the first choice that fits wins.
+              if (price(l) && prune) break;
+            }
           }
         }
       }
@@ -122,27 +126,35 @@ void layouts(const Context& ctx, const Network& net, int tp, int cp, int pp, int
 
 /// False when even the layout of the shape that needs the least memory
 /// (micro-batch 1, no interleaving, sequence parallel, full recompute, the
-/// most sharding allowed) does not fit: memory only grows along each of those
-/// dimensions, so no layout of the shape fits.
+/// most sharding allowed) does not fit, at every expert split: memory only
+/// grows along each of those dimensions, so no layout of the shape fits.
 bool may_fit(const Context& ctx, const detail::Pre& pre, int tp, int cp, int pp, int dp) {
   const auto& pin = ctx.q.pinned;
-  Layout l{tp,
-           pp,
-           pin.vp.value_or(1),
-           cp,
-           dp,
-           pin.sp.value_or(tp > 1),
-           Sharding::none,
-           pin.recompute.value_or(Recompute::full),
-           pin.micro_batch.value_or(1),
-           0};
-  l.sharding = pin.sharding.value_or(dp == 1   ? Sharding::none
-                                     : pp == 1 ? Sharding::zero3
+  for (const auto& e : detail::expert_splits(ctx.q.w, tp, cp, dp)) {
+    Layout l{tp,
+             pp,
+             pin.vp.value_or(1),
+             cp,
+             dp,
+             pin.sp.value_or(tp > 1),
+             Sharding::none,
+             pin.recompute.value_or(Recompute::full),
+             pin.micro_batch.value_or(1),
+             0,
+             e.ep,
+             e.etp};
+    if ((pin.ep && *pin.ep != e.ep) || (pin.etp && *pin.etp != e.etp)) continue;
+    // Expert parallelism caps the sharding at ZeRO-1 (expert_invalid).
+    const bool z3 = pp == 1 && e.ep == 1;
+    l.sharding = pin.sharding.value_or(dp == 1 ? Sharding::none
+                                       : z3    ? Sharding::zero3
                                                : Sharding::zero1);
-  l.global_batch = global_batch(ctx, l);
-  if (l.global_batch == 0 || !invalid_reason(ctx.q.w, l, pre.net).empty()) return true;
-  const auto m = detail::stage_memory(ctx.q.w, pre, l);
-  return m.memory.device <= workload::usable_bytes(ctx.q.w, *pre.gpu);
+    l.global_batch = global_batch(ctx, l);
+    if (l.global_batch == 0 || !invalid_reason(ctx.q.w, l, pre.net).empty()) return true;
+    const auto m = detail::stage_memory(ctx.q.w, pre, l);
+    if (m.memory.device <= workload::usable_bytes(ctx.q.w, *pre.gpu)) return true;
+  }
+  return false;
 }
 
 PlanResult run(const Query& q, bool prune) {
@@ -151,10 +163,11 @@ PlanResult run(const Query& q, bool prune) {
       q.max_batch_tokens > 0 ? q.max_batch_tokens : k::kDefaultMaxBatchTokens;
   ctx.max_seqs = std::floor(batch_tokens / std::max(1, q.w.seq_len));
   std::vector<Plan> all;
-  if (q.w.arch.experts > 0)
+  if (q.w.arch.moe())
     ctx.out.notes.emplace_back(
-        "mixture of experts: no expert parallelism yet; the experts are split by tensor and "
-        "pipeline parallelism like dense weights, and launch files carry no MoE options");
+        "mixture of experts: expert parallelism as Megatron-Core's alltoall dispatcher lays it "
+        "out, dropless (no capacity factor) with the router keeping the experts' load "
+        "balanced; imbalance and all-to-all overlap are not modelled");
   const bool by_cost = q.objective != Objective::time;
   for (std::size_t gi = 0; gi < q.gpus.size(); ++gi) {
     const auto* g = q.gpus[gi];
@@ -246,7 +259,8 @@ bool Pinned::allows(const Layout& l) const {
   return (!tp || *tp == l.tp) && (!pp || *pp == l.pp) && (!vp || *vp == l.vp) &&
          (!cp || *cp == l.cp) && (!dp || *dp == l.dp) &&
          (!micro_batch || *micro_batch == l.micro_batch) && (!sp || *sp == l.sp) &&
-         (!sharding || *sharding == l.sharding) && (!recompute || *recompute == l.recompute);
+         (!sharding || *sharding == l.sharding) && (!recompute || *recompute == l.recompute) &&
+         (!ep || *ep == l.ep) && (!etp || *etp == l.etp);
 }
 
 std::optional<Objective> parse_objective(std::string_view s) {

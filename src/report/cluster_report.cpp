@@ -10,8 +10,6 @@
 #include "gpuadvisor/report/plan_report.hpp"
 
 namespace gpuadvisor::report {
-namespace {
-
 using nlohmann::ordered_json;
 
 double cents(double usd) { return std::round(usd * 100) / 100; }
@@ -34,8 +32,6 @@ std::string tree_text(const search::Cluster& c) {
   return s + fmt::format("; non-blocking: one uplink per downlink ({} switch-to-switch links)",
                          t.switch_links);
 }
-
-}  // namespace
 
 ordered_json cluster_json(const search::Cluster& c, const MoneyFormat& money) {
   ordered_json j;

@@ -15,5 +15,13 @@ namespace gpuadvisor::report {
                                                   const MoneyFormat& money);
 [[nodiscard]] std::string cluster_text(const search::Cluster& c, const MoneyFormat& money,
                                        const TextStyle& st);
+/// The cluster as a section of recommend's HTML page (cluster_html.cpp).
+[[nodiscard]] std::string cluster_html(const search::Cluster& c, const MoneyFormat& money);
+/// Dollars to the cent, as the cluster JSON (and the HTML's data- attributes) give them.
+[[nodiscard]] double cents(double usd);
+/// "InfiniBand" or "Ethernet (RoCE)".
+[[nodiscard]] std::string fabric_name(const std::string& fabric);
+/// The fat tree in words: switches, tiers, links.
+[[nodiscard]] std::string tree_text(const search::Cluster& c);
 
 }  // namespace gpuadvisor::report

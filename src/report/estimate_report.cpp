@@ -514,7 +514,7 @@ ojson estimate_json(const Estimate& e) {
         {"trainable", whole(w.counts.trainable)},
         {"adapters", whole(w.counts.adapters)}}}};
   if (e.layout) {
-    j["layout"] = layout_json(e.layout->layout);
+    j["layout"] = layout_json(w, e.layout->layout);
     j["layout"]["step_seconds"] = step_json(e.layout->cost);
   } else {
     j["layout"] = nullptr;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster_report.hpp"
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
@@ -359,6 +360,7 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
       body += "</ul>\n";
     }
   }
+  if (r.cluster) body += cluster_html(*r.cluster, req.money);
   if (r.no_fit) {
     body +=
         fmt::format("<h2 class=\"error\">Nothing fits</h2>\n<p>{}.</p>\n", esc(r.no_fit->reason));

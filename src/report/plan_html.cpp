@@ -374,7 +374,7 @@ std::string plan_html(const PlanReport& r, int listed) {
   const auto& c = b.cost;
   const auto net = plan::network_of(*b.gpu);
   body += fmt::format("<h2>Best: {} {}, {}</h2>\n<ul>\n", esc(b.gpu->id), esc(gpus_text(b)),
-                      esc(layout_summary(b.layout)));
+                      esc(layout_summary(b.layout, w.arch.moe())));
   body += fmt::format(
       "<li>{} micro-batches of {} per step of {:.3g} s; {:.0f} model TFLOP/s per "
       "GPU ({:.1f}% MFU); goodput {:.1f}%{}.</li>\n",

@@ -29,7 +29,7 @@ const char* exhaustive_text =
 
 std::string_view plan_exhaustive_text() { return exhaustive_text; }
 
-ojson layout_json(const plan::Layout& l) {
+ojson layout_json(const workload::Workload& w, const plan::Layout& l) {
   return {{"tensor_parallel", l.tp},
           {"pipeline_parallel", l.pp},
           {"virtual_stages", l.vp},
@@ -40,7 +40,11 @@ ojson layout_json(const plan::Layout& l) {
           {"recompute", plan::to_string(l.recompute)},
           {"micro_batch", l.micro_batch},
           {"global_batch", l.global_batch},
-          {"micro_batches", l.micro_batches()}};
+          {"micro_batches", l.micro_batches()},
+          {"expert_parallel", l.ep},
+          {"expert_tensor_parallel", l.etp},
+          // Dense models have no experts, so no expert-data-parallel group.
+          {"expert_data_parallel", w.arch.moe() ? ojson(l.expert_dp()) : ojson(nullptr)}};
 }
 
 ojson step_json(const plan::StepCost& c) {
@@ -50,14 +54,18 @@ ojson step_json(const plan::StepCost& c) {
           {"context_parallel", round_significant(c.cp_comm)},
           {"pipeline_sends", round_significant(c.pp_comm)},
           {"bubble", round_significant(c.bubble)},
-          {"data_parallel", round_significant(c.dp_comm)}};
+          {"data_parallel", round_significant(c.dp_comm)},
+          {"expert_all_to_all", round_significant(c.ep_comm)}};
 }
 
-std::string layout_summary(const plan::Layout& l) {
+std::string layout_summary(const plan::Layout& l, bool moe) {
   std::string s = fmt::format("TP {}{}", l.tp, l.sp ? "+SP" : "");
   if (l.pp > 1) s += fmt::format(" PP {}{}", l.pp, l.vp > 1 ? fmt::format("x{}", l.vp) : "");
   if (l.cp > 1) s += fmt::format(" CP {}", l.cp);
   s += fmt::format(" DP {}", l.dp);
+  if (l.ep > 1) s += fmt::format(" EP {}", l.ep);
+  // Megatron's default expert tensor parallel is tp: say when it is not.
+  if (l.etp != l.tp && (moe || l.ep > 1)) s += fmt::format(" ETP {}", l.etp);
   return s;
 }
 
@@ -104,7 +112,7 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   for (const auto& p : r.result.plans) {
     const auto& l = p.layout;
     t.add_row({std::to_string(++rank), p.gpu->id, fmt::format("{} x {}", p.nodes, p.gpus_per_node),
-               layout_summary(l), std::string(workload::to_string(l.sharding)),
+               layout_summary(l, w.arch.moe()), std::string(workload::to_string(l.sharding)),
                std::string(plan::to_string(l.recompute)), std::to_string(l.micro_batch),
                format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
                fmt::format("{:.1f}%", 100 * p.cost.mfu), days(p.hours),
@@ -117,12 +125,19 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   const auto& c = b.cost;
   const auto& l = b.layout;
   out += fmt::format("\nBest: {} {} x {} GPUs, {}, {} micro-batches of {} per step\n", b.gpu->id,
-                     b.nodes, b.gpus_per_node, layout_summary(l), l.micro_batches(), l.micro_batch);
+                     b.nodes, b.gpus_per_node, layout_summary(l, w.arch.moe()), l.micro_batches(),
+                     l.micro_batch);
   out += fmt::format(
       "  step {:.2f} s: compute {}, tensor-parallel {}, context-parallel {}, pipeline sends {}, "
-      "bubble {}, data-parallel {}\n",
+      "bubble {}, data-parallel {}{}\n",
       c.step, pct(c.compute, c.step), pct(c.tp_comm, c.step), pct(c.cp_comm, c.step),
-      pct(c.pp_comm, c.step), pct(c.bubble, c.step), pct(c.dp_comm, c.step));
+      pct(c.pp_comm, c.step), pct(c.bubble, c.step), pct(c.dp_comm, c.step),
+      w.arch.moe() ? ", expert all-to-all " + pct(c.ep_comm, c.step) : "");
+  if (w.arch.moe())
+    out += fmt::format(
+        "  experts: {} of {} per GPU (EP {}, expert tensor parallel {}), gradients reduced over "
+        "{} expert-data-parallel ranks\n",
+        w.arch.experts / l.ep, w.arch.experts, l.ep, l.etp, l.expert_dp());
   out += fmt::format("  {:.0f} model TFLOP/s per GPU ({:.1f}% MFU), goodput {:.1f}%{}\n",
                      c.model_tflops_per_gpu, 100 * c.mfu, 100 * c.goodput,
                      q.goodput ? " (given)" : " (interruptions at this scale)");
@@ -179,7 +194,7 @@ ojson plan_json(const PlanReport& r) {
               {"nodes", p.nodes},
               {"gpus_per_node", p.gpus_per_node},
               {"gpus", l.gpus()},
-              {"layout", layout_json(l)},
+              {"layout", layout_json(q.w, l)},
               {"step_seconds", step_json(c)},
               {"memory_bytes",
                {{"device", std::round(m.device)},

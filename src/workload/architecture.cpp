@@ -69,6 +69,7 @@ ShapeCounts count_shape(const Architecture& a) {
             moe_l * (moe_layer + d(a.experts) * expert) + rest;
   c.active = c.total - moe_l * d(std::max(0, a.experts - a.experts_per_token)) * expert;
   c.expert_matrix = h * d(a.expert_ffn);
+  c.routed = moe_l * d(a.experts) * expert;
   return c;
 }
 

@@ -273,13 +273,18 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       m.gradients = grad_params * (fp32 ? k::kGrad32 : k::kGrad16);
       m.optimizer = optimizer_bytes(c, s.optimizer, master || fp32);
     }
+    // Sharded states divide over the GPUs; with expert parallelism the routed
+    // experts' share divides over the expert-data-parallel group instead.
+    const double xs = c.total > 0 ? s.expert_params / c.total : 0;
+    const double ne = s.expert_shards > 0 ? d(s.expert_shards) : n;
+    auto shard = [&](double v) { return xs > 0 ? v * ((1 - xs) / n + xs / ne) : v / n; };
     if (s.sharding >= Sharding::zero1) {
-      m.optimizer /= n;
-      m.master_weights /= n;
+      m.optimizer = shard(m.optimizer);
+      m.master_weights = shard(m.master_weights);
     }
-    if (s.sharding >= Sharding::zero2) m.gradients /= n;
+    if (s.sharding >= Sharding::zero2) m.gradients = shard(m.gradients);
     if (s.sharding >= Sharding::zero3 && n > 1) {
-      m.weights /= n;
+      m.weights = shard(m.weights);
       // Each layer's weights are gathered before use, the next one prefetched.
       const double layer = (c.linear / std::max(1, a.layers)) * k::kWeight16;
       temporaries += 2 * layer;

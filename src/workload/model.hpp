@@ -17,6 +17,11 @@ struct Settings {
   bool checkpointing = false;
   bool selective = false;
   double loss_bytes = 8;
+  /// Plan's expert parallelism: of the parameters, the routed experts', whose
+  /// ZeRO-sharded states divide over `expert_shards` ranks (the expert-data-
+  /// parallel group) instead of the GPUs; 0 and 0 elsewhere.
+  double expert_params = 0;
+  int expert_shards = 0;
   bool master_weights = true;
   bool grads_persist = false;
   bool optimizer_in_backward = false;
@@ -90,11 +95,12 @@ void resolve_expert_layout(const WorkloadInput& in, Workload& w, const Origin& o
 [[nodiscard]] double mla_attention(const Architecture& a);
 
 /// The exact counts of a shape (architecture.cpp): total, used per token, and
-/// one expert's largest matrix.
+/// one expert's largest matrix, and the routed experts' parameters.
 struct ShapeCounts {
   double total = 0;
   double active = 0;
   double expert_matrix = 0;
+  double routed = 0;
 };
 [[nodiscard]] ShapeCounts count_shape(const Architecture& a);
 

@@ -137,6 +137,7 @@ TEST_CASE("plan: bad input is one precise error each, exit 2", "[cli][plan]") {
        "--emit: expected megatron, deepspeed, torchrun, torchtitan or slurm, got \"kubernetes\""},
       {{"--recompute", "some"}, "--recompute: expected none, selective or full, got \"some\""},
       {{"--micro-batch", "16"}, "--micro-batch: expected a whole number from 1 to 8, got \"16\""},
+      {{"--ep", "8"}, "--ep: expert parallelism needs a mixture-of-experts model"},
       {{"--format", "junit"},
        "--format: 'plan' does not support \"junit\"; expected text, json or html"},
   };
@@ -149,4 +150,41 @@ TEST_CASE("plan: bad input is one precise error each, exit 2", "[cli][plan]") {
     CHECK(r.out.empty());
     if (!message.empty()) CHECK(r.err == "gpuadvisor: error: " + message + "\n");
   }
+}
+
+TEST_CASE("plan: Mixtral 8x7B at the Megatron-Core MoE reference mapping", "[cli][plan][experts]") {
+  // TP 1, EP 8, PP 4 on 64 H100s, global batch 256 of 4,096 tokens (the
+  // Megatron-Core MoE README; docs/plan.md section 4).
+  auto r = run(plan({"--model",        "mixtral-8x7b",
+                     "--seq-len",      "4096",
+                     "--gpu",          "h100-sxm",
+                     "--gpus",         "64",
+                     "--tp",           "1",
+                     "--cp",           "1",
+                     "--pp",           "4",
+                     "--vp",           "8",
+                     "--ep",           "8",
+                     "--global-batch", "256",
+                     "--micro-batch",  "1",
+                     "--format",       "json"}));
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  REQUIRE(j["schema_version"] == 2);
+  const auto& best = j["plans"][0];
+  const auto& l = best["layout"];
+  CHECK(l["data_parallel"] == 16);
+  CHECK(l["expert_parallel"] == 8);
+  CHECK(l["expert_tensor_parallel"] == 1);
+  // tp x cp x dp / (etp x ep) = 16 / 8.
+  CHECK(l["expert_data_parallel"] == 2);
+  CHECK(best["step_seconds"]["expert_all_to_all"].get<double>() > 0);
+  // The README's 438 TFLOP/s: the model is 6 % high (docs/plan.md).
+  CHECK(best["model_tflops_per_gpu"].get<double>() == Approx(464.3).epsilon(0.001));
+  // A dense model's layout has no expert-data-parallel group.
+  auto d = run(plan({"--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpus", "8", "--top", "1",
+                     "--format", "json"}));
+  REQUIRE(d.exit_code == 0);
+  const auto dl = json::parse(d.out)["plans"][0]["layout"];
+  CHECK(dl["expert_parallel"] == 1);
+  CHECK(dl["expert_data_parallel"].is_null());
 }

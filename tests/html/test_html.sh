@@ -61,6 +61,33 @@ grep -qF "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39; &l
   "$work/hostile.html" || fail "the hostile name is not shown escaped"
 xmllint --noout "$work/hostile.html" || fail "the page with a hostile name is not well-formed"
 
+# A cluster answer shows the cluster: its figures are the JSON's exactly,
+# one table row per network part, the racks.
+cluster=(recommend --budget 1M --model-size 70B --task pretrain)
+"$bin" "${cluster[@]}" --format html --output "$work/c.html"
+"$bin" "${cluster[@]}" --format json >"$work/c.json"
+xmllint --noout "$work/c.html" || fail "the cluster page is not well-formed"
+python3 - "$work/c.html" "$work/c.json" <<'PY' || fail "cluster section"
+import json, re, sys
+page = open(sys.argv[1]).read()
+c = json.load(open(sys.argv[2]))["cluster"]
+h = re.search(r'<h2 id="cluster" ([^>]*)>', page)
+assert h, "no cluster heading"
+a = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', h.group(1)))
+assert int(a["nodes"]) == c["nodes"] and int(a["gpus"]) == c["gpus"], a
+assert float(a["total-usd"]) == c["total_price_usd"], (a, c["total_price_usd"])
+assert float(a["network-usd"]) == c["network_price_usd"], a
+assert float(a["hours"]) == c["time_hours"], a
+rows = page.count('<tr class="network">')
+assert rows == len(c["network_bom"]) > 0, (rows, len(c["network_bom"]))
+r = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', re.search(r'<p id="racks" ([^>]*)>', page).group(1)))
+assert int(r["server-racks"]) == c["racks"]["server_racks"], r
+assert int(r["network-racks"]) == c["racks"]["network_racks"], r
+for part in c["network_bom"]:
+    assert part["id"] in page, part["id"]
+PY
+if grep -q 'id="cluster"' "$work/r.html"; then fail "a single-server answer shows a cluster"; fi
+
 # Headless Chromium: the page renders.
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z "$browser" ]]; then

@@ -47,3 +47,6 @@ gpuadvisor_schema_test(estimate_model_config_mla estimate.schema.json 0
 gpuadvisor_schema_test(estimate_layout_gpt3 estimate.schema.json 0
   estimate --model-size 175B --layers 96 --hidden 12288 --heads 96 --gpu a100-80gb-sxm --gpus 64
   --tp 8 --pp 8 --sequence-parallel on --global-batch 64 --format json)
+gpuadvisor_schema_test(estimate_moe_layout estimate.schema.json 0
+  estimate --model mixtral-8x7b --gpu h100-sxm --gpus 32 --tp 2 --pp 4 --sequence-parallel on
+  --sharding zero1 --format json)

@@ -9,3 +9,5 @@ gpuadvisor_schema_test(plan_deadline_none plan.schema.json 1
 gpuadvisor_schema_test(plan_pinned_zero3 plan.schema.json 0
   plan --model llama-3.1-8b --gpu a100-80gb-sxm --gpus 16 --sharding zero3 --recompute full --top 0
   --format json)
+gpuadvisor_schema_test(plan_mixtral_experts plan.schema.json 0
+  plan --model mixtral-8x7b --seq-len 4096 --gpu h100-sxm --nodes 2-8 --top 0 --format json)

@@ -45,9 +45,20 @@ struct Layout {
   Recompute recompute = Recompute::none;
   int micro_batch = 1;   ///< sequences per micro-batch
   int global_batch = 1;  ///< sequences per optimizer step
+  /// Mixture of experts (Megatron-Core): the routed experts split over `ep`
+  /// ranks and each expert's matrices over `etp`, both carved out of
+  /// tp x cp x dp; what is left, tp·cp·dp / (etp·ep), is the expert-data-
+  /// parallel group that reduces the experts' gradients. 1 and 1 for dense models.
+  int ep = 1;
+  int etp = 1;
 
   [[nodiscard]] int gpus() const { return tp * pp * cp * dp; }
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * dp); }
+  /// The expert-data-parallel group (1 when etp x ep does not divide tp x cp x dp).
+  [[nodiscard]] int expert_dp() const {
+    const int n = tp * cp * dp, e = ep * etp;
+    return e > 0 && n % e == 0 ? n / e : 1;
+  }
   friend bool operator==(const Layout&, const Layout&) = default;
 };
 
@@ -66,17 +77,18 @@ struct Network {
 
 /// Seconds per optimizer step, term by term, and what they give.
 struct StepCost {
-  double compute = 0;               ///< m x per-micro-batch compute of the slowest stage
-  double tp_comm = 0;               ///< tensor-parallel all-reduces / all-gathers + reduce-scatters
-  double cp_comm = 0;               ///< context-parallel KV exchange not hidden behind attention
-  double pp_comm = 0;               ///< pipeline point-to-point sends
-  double bubble = 0;                ///< pipeline fill and drain: (p-1)/v micro-batch times
-  double dp_comm = 0;               ///< data-parallel / ZeRO collectives not hidden behind compute
-  double step = 0;                  ///< the sum
-  double tokens_per_second = 0;     ///< all GPUs, steady state
-  double model_tflops_per_gpu = 0;  ///< model FLOPs (no recompute) per GPU and second
-  double mfu = 0;                   ///< model FLOPs utilisation
-  double goodput = 1;               ///< share of wall time that trains
+  double compute = 0;  ///< m x per-micro-batch compute of the slowest stage
+  double tp_comm = 0;  ///< tensor-parallel all-reduces / all-gathers + reduce-scatters
+  double cp_comm = 0;  ///< context-parallel KV exchange not hidden behind attention
+  double pp_comm = 0;  ///< pipeline point-to-point sends
+  double bubble = 0;   ///< pipeline fill and drain: (p-1)/v micro-batch times
+  double dp_comm = 0;  ///< data-parallel / ZeRO collectives not hidden behind compute
+  double ep_comm = 0;  ///< expert-parallel all-to-alls (token dispatch and combine), not overlapped
+  double step = 0;     ///< the sum
+  double tokens_per_second = 0;      ///< all GPUs, steady state
+  double model_tflops_per_gpu = 0;   ///< model FLOPs (no recompute) per GPU and second
+  double mfu = 0;                    ///< model FLOPs utilisation
+  double goodput = 1;                ///< share of wall time that trains
   workload::MemoryBreakdown memory;  ///< the fullest pipeline stage
   double usable_bytes = 0;
   bool fits = false;
@@ -88,8 +100,8 @@ struct StepCost {
                                 const Network& net);
 
 /// Why a layout cannot run at all (divisibility, domain, framework limits),
-/// and the layout field that breaks the rule ("tp", "pp", "vp", "cp",
-/// "sequence_parallel", "sharding", "recompute", "global_batch"); both empty
+/// and the layout field that breaks the rule ("tp", "pp", "vp", "cp", "ep",
+/// "etp", "sequence_parallel", "sharding", "recompute", "global_batch"); both empty
 /// when it can run.
 struct Invalid {
   std::string_view field;
@@ -106,7 +118,7 @@ struct Invalid {
 
 /// Dimensions the user pinned (--tp, --pp, ...); the search varies the rest.
 struct Pinned {
-  std::optional<int> tp, pp, vp, cp, dp, micro_batch;
+  std::optional<int> tp, pp, vp, cp, dp, micro_batch, ep, etp;
   std::optional<bool> sp;
   std::optional<workload::Sharding> sharding;
   std::optional<Recompute> recompute;

@@ -13,7 +13,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kEstimateSchemaVersion = 2;
+inline constexpr int kEstimateSchemaVersion = 3;
 
 /// One GPU of the fit table.
 struct EstimateGpuRow {

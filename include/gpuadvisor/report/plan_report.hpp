@@ -11,7 +11,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kPlanSchemaVersion = 1;
+inline constexpr int kPlanSchemaVersion = 2;
 
 /// What the search said it searched, for both formats.
 struct PlanReport {
@@ -33,10 +33,13 @@ struct PlanReport {
 
 /// A layout's degrees and a step's seconds term by term, as plan's and
 /// estimate's JSON both show them.
-[[nodiscard]] nlohmann::ordered_json layout_json(const plan::Layout& l);
+[[nodiscard]] nlohmann::ordered_json layout_json(const workload::Workload& w,
+                                                 const plan::Layout& l);
 [[nodiscard]] nlohmann::ordered_json step_json(const plan::StepCost& c);
 
 /// "TP 8+SP PP 16x4 DP 128", the layout's short form.
-[[nodiscard]] std::string layout_summary(const plan::Layout& l);
+/// "TP 8+SP PP 16x8 DP 128"; for a mixture of experts (`moe`) also EP and an
+/// expert tensor parallel other than tp.
+[[nodiscard]] std::string layout_summary(const plan::Layout& l, bool moe = false);
 
 }  // namespace gpuadvisor::report

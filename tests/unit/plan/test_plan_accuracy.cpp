@@ -62,6 +62,8 @@ plan::Pinned pinned(const json& l) {
   i("dp", p.dp);
   i("vp", p.vp);
   i("micro_batch", p.micro_batch);
+  i("ep", p.ep);
+  i("etp", p.etp);
   if (l.contains("sp")) p.sp = l["sp"].get<bool>();
   if (l.contains("recompute"))
     p.recompute = plan::parse_recompute(l["recompute"].get<std::string>());

@@ -168,3 +168,62 @@ TEST_CASE("plan emit: a model name cannot break out of its comment", "[plan][emi
   CHECK_THAT(f, Catch::Contains("# Megatron-LM pretrain_gpt.py arguments for evil?rm -rf /? on"));
   CHECK_THAT(f, !Catch::Contains("\nrm -rf"));
 }
+
+TEST_CASE("plan emit: Mixtral 8x7B with expert parallelism", "[plan][emit][experts]") {
+  // Megatron-Core MoE README's reference mapping: TP 1, EP 8, PP 4.
+  workload::WorkloadInput in;
+  in.model = "mixtral-8x7b";
+  in.seq_len = 4096;
+  auto w = test::make(in);
+  plan::Query q;
+  q.w = w;
+  q.gpus = {&test::gpu("h100-sxm")};
+  q.min_gpus = q.max_gpus = 64;
+  q.pinned.tp = 1;
+  q.pinned.pp = 4;
+  q.pinned.ep = 8;
+  const auto r = plan::search(q);
+  REQUIRE_FALSE(r.plans.empty());
+  const auto& p = r.plans.front();
+  check_files(w, p);
+  const auto files = plan::emit(w, p, {"megatron", "torchtitan"});
+  const auto& m = files[0].content;
+  CHECK_THAT(m, Catch::Contains("  --num-experts 8\n"));
+  CHECK_THAT(m, Catch::Contains("  --moe-router-topk 2\n"));
+  CHECK_THAT(m, Catch::Contains("  --moe-ffn-hidden-size 14336\n"));
+  CHECK_THAT(m, Catch::Contains("  --expert-model-parallel-size 8\n"));
+  CHECK_THAT(m, Catch::Contains("  --expert-tensor-parallel-size 1\n"));
+  CHECK_THAT(m, Catch::Contains("  --moe-token-dispatcher-type alltoall\n"));
+  CHECK_THAT(m, Catch::Contains("# Layout: TP 1 PP 4 (chunks "));
+  CHECK_THAT(m, Catch::Contains(" EP 8 ETP 1, "));
+  CHECK_THAT(m, !Catch::Contains("--moe-layer-freq"));  // every layer is MoE
+  const auto& t = files[1].content;
+  CHECK(bash_parses(t));
+  // torchtitan: EP borrows from FSDP x CP x TP; with replicas only it cannot.
+  if (p.layout.sharding != workload::Sharding::none)
+    CHECK_THAT(t, Catch::Contains("--parallelism.expert_parallel_degree 8\n"));
+  else
+    CHECK_THAT(t, Catch::Contains("# torchtitan cannot lay out EP 8 with ETP 1"));
+
+  // Dense leading layers and MoE on every other layer: an explicit pattern.
+  w.arch.dense_layers = 1;
+  w.arch.moe_every = 2;
+  w.arch.layers = 6;
+  const auto pattern = plan::emit(w, p, {"megatron"}).front().content;
+  CHECK_THAT(pattern, Catch::Contains("  --moe-layer-freq '[0,0,1,0,1,0]'\n"));
+  CHECK(bash_parses(pattern));
+}
+
+TEST_CASE("plan emit: shared experts of Qwen2-MoE", "[plan][emit][experts]") {
+  workload::WorkloadInput in;
+  in.model_definition = test::hf_fixture("qwen2-57b-a14b");
+  in.seq_len = 4096;
+  const auto w = test::make(in);
+  const auto p = best(w, "h100-sxm", 64);
+  check_files(w, p);
+  const auto m = plan::emit(w, p, {"megatron"}).front().content;
+  CHECK_THAT(m, Catch::Contains("  --num-experts 64\n"));
+  CHECK_THAT(m, Catch::Contains("  --moe-router-topk 8\n"));
+  CHECK_THAT(m, Catch::Contains("  --moe-shared-expert-intermediate-size 20480\n"));
+  CHECK_THAT(m, Catch::Contains("  --moe-shared-expert-gate\n"));
+}
