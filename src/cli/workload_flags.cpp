@@ -152,6 +152,10 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(s, "--lora-dtype", f.lora_dtype, "fp32 or bf16 adapters", "fp32|bf16");
   opt(s, "--nf4-double-quant", f.nf4_double_quant,
       "on or off: QLoRA NF4 with double-quantised constants (4.127 or 4.5 bits)", "on|off");
+  opt(s, "--bnb-version", f.bnb_version,
+      "bitsandbytes release of a QLoRA run (default: a current one); before 0.43.2 every "
+      "quantised layer's input is kept until the autograd graph is freed",
+      "VERSION");
   auto* v = cmd->add_option_group("Serving", "Inference as a serving engine runs it");
   opt(v, "--prompt-len", f.prompt_len, "Prompt tokens per request (default 1024)", "N");
   opt(v, "--output-len", f.output_len, "Generated tokens per request (default 128)", "N");
@@ -236,6 +240,7 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--ffn", &f.ffn},
       {"--vocab", &f.vocab},
       {"--flash-attention", &f.flash_attention},
+      {"--bnb-version", &f.bnb_version},
   };
   std::vector<std::string> out;
   for (const auto& [name, value] : flags) {
@@ -310,6 +315,7 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
                                  parse_switch(text(f.activation_offload)), "on or off");
   in.nf4_double_quant = choice(f.nf4_double_quant, "--nf4-double-quant",
                                parse_switch(text(f.nf4_double_quant)), "on or off");
+  in.bnb_version = f.bnb_version;
   in.flash_attention = choice(f.flash_attention, "--flash-attention",
                               parse_switch(text(f.flash_attention)), "on or off");
   in.lora_fp32 = choice(f.lora_dtype, "--lora-dtype", parse_fp32_or(text(f.lora_dtype), "bf16"),

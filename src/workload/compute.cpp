@@ -74,7 +74,8 @@ double training_traffic_per_token(const Workload& w) {
     // and backward, for the whole micro-batch.
     const double passes = 2 + recomputed;
     const double per_pass =
-        w.counts.linear * (detail::nf4_bits(w.nf4_double_quant) / 8 + k::kDequantWriteBytes);
+        detail::qlora_quantised_params(w.arch, w.counts, w.quantize_output_layer) *
+        (detail::nf4_bits(w.nf4_double_quant) / 8 + k::kDequantWriteBytes);
     dequant = passes * per_pass / (d(w.batch_size) * std::max(1.0, d(w.seq_len)));
   }
   return k::kTrafficFactor * stored * (1.0 + recomputed / 3.0) + dequant;

@@ -95,6 +95,9 @@ Settings settings_of(const Workload& w) {
   s.activation_offload = w.activation_offload;
   s.lora_fp32 = w.lora_fp32;
   s.nf4_double_quant = w.nf4_double_quant;
+  s.bnb_keeps_inputs = w.bnb_keeps_inputs;
+  s.keeps_previous_step = w.keeps_previous_step;
+  s.quantize_output_layer = w.quantize_output_layer;
   s.prompt = w.prompt_len;
   s.output = w.output_len;
   s.kv_bytes = w.kv_precision == KvPrecision::automatic && w.precision == Precision::fp32
@@ -252,8 +255,12 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       const double ab = s.lora_fp32 ? k::kLoraAdapterBytes : k::kQloraAdapterBytes;
       double base = 0;
       if (q) {
-        base = c.linear * nf4_bits(s.nf4_double_quant) / 8 + (c.embedding + c.norms) * k::kWeight16;
-        temporaries += c.largest_matrix * k::kWeight16;  // one dequantised matrix at a time
+        const double nf4 = qlora_quantised_params(a, c, s.quantize_output_layer);
+        base = nf4 * nf4_bits(s.nf4_double_quant) / 8 +
+               (c.linear + c.embedding + c.norms - nf4) * k::kWeight16;
+        // One dequantised matrix at a time (the output layer, where quantised).
+        temporaries +=
+            std::max(c.largest_matrix, nf4 > c.linear ? nf4 - c.linear : 0.0) * k::kWeight16;
       } else {
         base = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
       }
@@ -307,7 +314,11 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       m.activations += 2.0 * sb * d(s.rank) * c.adapted_matrices *
                        (s.checkpointing || s.activation_offload ? 1.0 : L);
     }
+    m.activations += bnb_kept_input_bytes(a, s);
     m.logits = s.loss_bytes * sb * d(a.vocab);
+    // A loop that keeps the previous step's logits holds them through the next
+    // forward, next to the new ones (16-bit; none with a fused loss).
+    if (s.keeps_previous_step && s.loss_bytes > 0) m.logits += k::kWeight16 * sb * d(a.vocab);
   }
   // What PyTorch reports (allocated, reserved) and what the device shows.
   const double named = m.weights + m.master_weights + m.gradients + m.optimizer + m.activations +

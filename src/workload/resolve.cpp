@@ -474,6 +474,7 @@ class Resolver {
     }
     if (cnn) return;
     w_.grads_persist = p.grads_persist;
+    w_.keeps_previous_step = p.keeps_previous_step;
     // Loss.
     w_.loss = in_.loss.value_or(p.loss);
     w_.loss_bytes = w_.loss == Loss::standard  ? p.standard_loss_bytes
@@ -541,8 +542,10 @@ class Resolver {
                              detail::nf4_bits(w_.nf4_double_quant), from,
                              flag("nf4_double_quant")));
         }
-      } else if (in_.nf4_double_quant) {
-        error("nf4_double_quant", "NF4 settings need task qlora");
+        resolve_bnb(p);
+      } else if (in_.nf4_double_quant || in_.bnb_version) {
+        error(in_.nf4_double_quant ? "nf4_double_quant" : "bnb_version",
+              "NF4 settings need task qlora");
       }
       update_counts(w_);
       if (!in_.lora_targets || !in_.lora_fp32) {
@@ -553,6 +556,36 @@ class Resolver {
     } else if (in_.lora_targets || in_.lora_fp32) {
       error(in_.lora_targets ? "lora_targets" : "lora_dtype",
             fmt::format("LoRA settings need task lora or qlora, not {}", to_string(w_.task)));
+    }
+  }
+
+  /// The bitsandbytes behaviours of a QLoRA run: the framework's output layer,
+  /// and MatMul4Bit's kept inputs in releases before 0.43.2.
+  void resolve_bnb(const Profile& p) {
+    w_.quantize_output_layer = p.quantizes_output_layer;
+    if (p.quantizes_output_layer && !w_.arch.tied_embeddings) {
+      assume(fmt::format("output layer quantised to NF4 too ({} default)", p.name));
+    }
+    if (!in_.bnb_version) return;
+    if (w_.framework == Framework::torchtune) {
+      error("bnb_version", "torchtune's QLoRA uses torchao's NF4, not bitsandbytes");
+      return;
+    }
+    const auto keeps = detail::bnb_keeps_inputs(*in_.bnb_version);
+    if (!keeps) {
+      error("bnb_version", fmt::format("expected a bitsandbytes version such as 0.42.0, got \"{}\"",
+                                       *in_.bnb_version));
+      return;
+    }
+    w_.bnb_keeps_inputs = *keeps;
+    if (*keeps) {
+      assume(
+          fmt::format("bitsandbytes {} keeps every quantised matrix's input until the graph "
+                      "is freed{} (fixed in 0.43.2)",
+                      *in_.bnb_version,
+                      p.keeps_previous_step && !w_.grad_checkpointing
+                          ? fmt::format(", and {}'s loop keeps the previous step's graph", p.name)
+                          : ""));
     }
   }
 

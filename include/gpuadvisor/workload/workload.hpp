@@ -210,6 +210,7 @@ struct WorkloadInput {
   std::optional<std::uint8_t> lora_targets;   ///< LoraTarget bits
   std::optional<bool> lora_fp32;              ///< adapters in fp32 (else 16-bit)
   std::optional<bool> nf4_double_quant;       ///< QLoRA NF4 with double quantisation
+  std::optional<std::string> bnb_version;     ///< bitsandbytes release of a QLoRA run
   std::optional<bool> flash_attention;        ///< scores never stored; default: the model's
   std::optional<Sharding> sharding;           ///< default none
   std::optional<std::string> gpu;             ///< catalog GPU id (for estimate/check)
@@ -285,11 +286,16 @@ struct Workload {
   std::uint8_t lora_targets = kLoraAllLinear;
   bool lora_fp32 = true;
   bool nf4_double_quant = true;
-  double tokens = 0;               ///< training tokens; inference: tokens generated
-  std::optional<std::string> gpu;  ///< GPU id given, if any (validated)
-  std::optional<double> mfu;       ///< utilisation override
-  double memory_margin = 0;        ///< share of usable GPU memory a fit leaves free
-  double goodput = 1;              ///< share of wall time that trains (training only)
+  /// QLoRA on bitsandbytes < 0.43.2: each quantised matrix's input is kept
+  /// until the autograd graph is freed (k::kBnbInputsFixedIn).
+  bool bnb_keeps_inputs = false;
+  bool keeps_previous_step = false;    ///< the framework's loop (Profile)
+  bool quantize_output_layer = false;  ///< QLoRA quantises the output layer (Profile)
+  double tokens = 0;                   ///< training tokens; inference: tokens generated
+  std::optional<std::string> gpu;      ///< GPU id given, if any (validated)
+  std::optional<double> mfu;           ///< utilisation override
+  double memory_margin = 0;            ///< share of usable GPU memory a fit leaves free
+  double goodput = 1;                  ///< share of wall time that trains (training only)
   // Serving (inference only): seq_len = prompt_len + output_len, batch_size = concurrency.
   int prompt_len = 0;
   int output_len = 0;
