@@ -241,6 +241,8 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
   const bool fp32 = s.precision == Precision::fp32;
   const bool fp8 = s.precision == Precision::fp8 && fp8_ok;
   double temporaries = 0;
+  // Memory that is never alive at the same time as the logits (below).
+  double apart_from_logits = 0;
 
   if (a.kind == catalog::ModelKind::cnn) {
     m = cnn_memory(a, c, s, gpus);
@@ -309,6 +311,10 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       act = layer * L;
     }
     m.activations = act * act_scale;
+    // With full recompute the recomputed layer's working set exists only in
+    // that layer's backward, after the loss's backward has freed the logits
+    // and their gradient: the peak holds the larger of the two, not the sum.
+    if (s.checkpointing) apart_from_logits = layer * act_scale;
     if (adapters) {
       // x·A of every adapted matrix (r values per token, 16-bit).
       m.activations += 2.0 * sb * d(s.rank) * c.adapted_matrices *
@@ -328,7 +334,9 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
   // peak is the larger of the two, not their sum.
   const bool freed =
       s.task != Task::inference && !s.grads_persist && a.kind != catalog::ModelKind::cnn;
-  const double live = freed ? named - std::min(m.gradients, m.activations + m.logits) : named;
+  const double overlap = std::min(apart_from_logits, m.logits);
+  const double transient = m.activations + m.logits - overlap;
+  const double live = (freed ? named - std::min(m.gradients, transient) : named) - overlap;
   m.peak_allocated = live + temporaries;
   m.peak_reserved = m.peak_allocated * (1 + k::kFragmentation);
   const bool collectives = n > 1 && s.task != Task::inference;
