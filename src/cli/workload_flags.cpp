@@ -177,6 +177,10 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
   opt(g, "--memory-margin", f.memory_margin,
       "Share of usable GPU memory a fit leaves free: 0.05 or 5% (default 5%)", "M");
+  opt(g, "--packed-doc-len", f.packed_doc_len,
+      "Training sequences packed from documents of N tokens (mean), attention masked to each "
+      "(NeMo packed sequences, padding-free flash attention): attention FLOPs follow N",
+      "N");
   opt(g, "--goodput", f.goodput,
       "Share of wall time that trains (checkpoints, evals, restarts excluded): 0.9 or 90% "
       "(default 90%)",
@@ -241,6 +245,7 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--vocab", &f.vocab},
       {"--flash-attention", &f.flash_attention},
       {"--bnb-version", &f.bnb_version},
+      {"--packed-doc-len", &f.packed_doc_len},
   };
   std::vector<std::string> out;
   for (const auto& [name, value] : flags) {
@@ -329,6 +334,7 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
                                    *f.lora_targets)});
     }
   }
+  in.packed_doc_len = integer(f.packed_doc_len, "--packed-doc-len", diags);
   in.prompt_len = integer(f.prompt_len, "--prompt-len", diags);
   in.output_len = integer(f.output_len, "--output-len", diags);
   in.concurrency = integer(f.concurrency, "--concurrency", diags);

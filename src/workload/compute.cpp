@@ -50,7 +50,9 @@ std::pair<double, double> training_flops_per_token(const Workload& w) {
   } else {
     dense = (k::kFlopsForward + k::kFlopsBackward) * N;
   }
-  const double attn_fwd = attention_forward(a, w.seq_len);
+  // Packed documents: each token attends within its own document.
+  const int span = w.packed_doc_len > 0 ? std::min(w.seq_len, w.packed_doc_len) : w.seq_len;
+  const double attn_fwd = attention_forward(a, span);
   double attention = 3 * attn_fwd;
   // Recompute runs one more forward of the checkpointed layers (all, or every
   // other one for selective) at the same utilisation as the rest.

@@ -126,6 +126,7 @@ class Resolver {
     update_counts(w_);
     resolve_tokens();
     resolve_goodput();
+    resolve_packing();
     resolve_framework();
     describe_framework();
     if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
@@ -597,6 +598,34 @@ class Resolver {
       }
     }
     assume(std::move(text));
+  }
+
+  /// Packed sequences: attention work follows the documents, not the pack.
+  void resolve_packing() {
+    if (!in_.packed_doc_len) return;
+    if (!w_.training() || w_.arch.kind != catalog::ModelKind::transformer) {
+      error("packed_doc_len", "packing applies to training a transformer");
+      return;
+    }
+    const auto doc = *in_.packed_doc_len;
+    if (doc < 1 || doc > w_.seq_len) {
+      error("packed_doc_len", fmt::format("expected a document length from 1 to the sequence "
+                                          "length ({}), got {}",
+                                          w_.seq_len, doc));
+      return;
+    }
+    if (!w_.arch.flash_attention) {
+      assume(
+          fmt::format("packed documents of {} tokens: eager attention still computes the "
+                      "masked scores of the whole {}-token sequence",
+                      doc, w_.seq_len));
+      return;
+    }
+    w_.packed_doc_len = static_cast<int>(doc);
+    assume(
+        fmt::format("packed documents of {} tokens: attention (a variable-length kernel) "
+                    "spans each document, not the {}-token sequence",
+                    doc, w_.seq_len));
   }
 
   void resolve_goodput() {
