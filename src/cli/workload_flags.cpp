@@ -152,6 +152,10 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(s, "--lora-dtype", f.lora_dtype, "fp32 or bf16 adapters", "fp32|bf16");
   opt(s, "--nf4-double-quant", f.nf4_double_quant,
       "on or off: QLoRA NF4 with double-quantised constants (4.127 or 4.5 bits)", "on|off");
+  opt(s, "--bnb-version", f.bnb_version,
+      "bitsandbytes release of a QLoRA run (default: a current one); before 0.43.2 every "
+      "quantised layer's input is kept until the autograd graph is freed",
+      "VERSION");
   auto* v = cmd->add_option_group("Serving", "Inference as a serving engine runs it");
   opt(v, "--prompt-len", f.prompt_len, "Prompt tokens per request (default 1024)", "N");
   opt(v, "--output-len", f.output_len, "Generated tokens per request (default 128)", "N");
@@ -173,6 +177,10 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(g, "--mfu", f.mfu, "Override the utilisation model: 0.4 or 40%", "U");
   opt(g, "--memory-margin", f.memory_margin,
       "Share of usable GPU memory a fit leaves free: 0.05 or 5% (default 5%)", "M");
+  opt(g, "--packed-doc-len", f.packed_doc_len,
+      "Training sequences packed from documents of N tokens (mean), attention masked to each "
+      "(NeMo packed sequences, padding-free flash attention): attention FLOPs follow N",
+      "N");
   opt(g, "--goodput", f.goodput,
       "Share of wall time that trains (checkpoints, evals, restarts excluded): 0.9 or 90% "
       "(default 90%)",
@@ -248,6 +256,8 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--ffn", &f.ffn},
       {"--vocab", &f.vocab},
       {"--flash-attention", &f.flash_attention},
+      {"--bnb-version", &f.bnb_version},
+      {"--packed-doc-len", &f.packed_doc_len},
   };
   std::vector<std::string> out;
   for (const auto& [name, value] : flags) {
@@ -322,6 +332,7 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
                                  parse_switch(text(f.activation_offload)), "on or off");
   in.nf4_double_quant = choice(f.nf4_double_quant, "--nf4-double-quant",
                                parse_switch(text(f.nf4_double_quant)), "on or off");
+  in.bnb_version = f.bnb_version;
   in.flash_attention = choice(f.flash_attention, "--flash-attention",
                               parse_switch(text(f.flash_attention)), "on or off");
   in.lora_fp32 = choice(f.lora_dtype, "--lora-dtype", parse_fp32_or(text(f.lora_dtype), "bf16"),
@@ -335,6 +346,7 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
                                    *f.lora_targets)});
     }
   }
+  in.packed_doc_len = integer(f.packed_doc_len, "--packed-doc-len", diags);
   in.prompt_len = integer(f.prompt_len, "--prompt-len", diags);
   in.output_len = integer(f.output_len, "--output-len", diags);
   in.concurrency = integer(f.concurrency, "--concurrency", diags);

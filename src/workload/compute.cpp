@@ -50,7 +50,9 @@ std::pair<double, double> training_flops_per_token(const Workload& w) {
   } else {
     dense = (k::kFlopsForward + k::kFlopsBackward) * N;
   }
-  const double attn_fwd = attention_forward(a, w.seq_len);
+  // Packed documents: each token attends within its own document.
+  const int span = w.packed_doc_len > 0 ? std::min(w.seq_len, w.packed_doc_len) : w.seq_len;
+  const double attn_fwd = attention_forward(a, span);
   double attention = 3 * attn_fwd;
   // Recompute runs one more forward of the checkpointed layers (all, or every
   // other one for selective) at the same utilisation as the rest.
@@ -74,7 +76,8 @@ double training_traffic_per_token(const Workload& w) {
     // and backward, for the whole micro-batch.
     const double passes = 2 + recomputed;
     const double per_pass =
-        w.counts.linear * (detail::nf4_bits(w.nf4_double_quant) / 8 + k::kDequantWriteBytes);
+        detail::qlora_quantised_params(w.arch, w.counts, w.quantize_output_layer) *
+        (detail::nf4_bits(w.nf4_double_quant) / 8 + k::kDequantWriteBytes);
     dequant = passes * per_pass / (d(w.batch_size) * std::max(1.0, d(w.seq_len)));
   }
   return k::kTrafficFactor * stored * (1.0 + recomputed / 3.0) + dequant;

@@ -21,43 +21,47 @@ constexpr double kLossHf = 16;
 
 constexpr std::array kProfiles{
     Profile{Framework::hf, "hf", Loss::standard, kLossHf, true, false, false, false, false, false,
-            kLoraQv, true, true,
+            kLoraQv, true, true, false, false,
             "transformers TrainingArguments (gradient_checkpointing=False, AMP fp32 weights); "
             "peft/utils/constants.py (Llama-family default targets q_proj, v_proj); PEFT "
             "autocast_adapter_dtype=True (fp32 adapters)"},
     Profile{Framework::torchtune, "torchtune", Loss::chunked, kLossUpcast, false, false, true, true,
-            false, false, kLoraQv | kLoraO | kLoraGate | kLoraUp | kLoraDown, false, true,
+            false, false, kLoraQv | kLoraO | kLoraGate | kLoraUp | kLoraDown, false, true, false,
+            false,
             "pytorch/torchtune recipes/configs/llama3_1/8B_full_single_device.yaml (dtype bf16, "
             "PagedAdamW8bit, optimizer_in_bwd, activation checkpointing, chunked/linear CE); "
             "8B_lora.yaml (q_proj, v_proj, output_proj + MLP)"},
     Profile{Framework::litgpt, "litgpt", Loss::chunked, kLossUpcast, false, false, false, false,
-            false, false, kLoraQv, false, false,
+            false, false, kLoraQv, false, false, true, true,
             "Lightning-AI/litgpt config_hub/finetune/*/lora.yaml (precision bf16-true, "
             "lora_query + lora_value, no checkpointing); litgpt/utils.py chunked_cross_entropy; "
-            "qlora.yaml quantize: bnb.nf4 (bnb.nf4-dq is the double-quantised variant)"},
+            "qlora.yaml quantize: bnb.nf4 (bnb.nf4-dq is the double-quantised variant); "
+            "finetune/lora.py fit() keeps `logits` (and its graph) until the next forward "
+            "returns; Lightning's BitsandbytesPrecision replaces every nn.Linear, lm_head "
+            "included (no ignore_modules)"},
     Profile{Framework::unsloth, "unsloth", Loss::fused, kLossHf, true, false, false, true, false,
-            true, kLoraAllLinear, true, true,
+            true, kLoraAllLinear, true, true, false, false,
             "unslothai/unsloth README (target_modules q,k,v,o,gate,up,down; "
             "use_gradient_checkpointing=\"unsloth\" offloads activations; fused cross-entropy)"},
     Profile{Framework::axolotl, "axolotl", Loss::standard, kLossHf, true, false, false, true, false,
-            false, kLoraAllLinear, true, true,
+            false, kLoraAllLinear, true, true, false, false,
             "axolotl-ai-cloud/axolotl examples/llama-3/lora-8b.yml (lora_target_linear, "
             "gradient_checkpointing: true); Hugging Face Trainer and PEFT underneath"},
     Profile{Framework::torchtitan, "torchtitan", Loss::standard, kLossUpcast, true, false, false,
-            true, true, false, kLoraAllLinear, true, true,
+            true, true, false, kLoraAllLinear, true, true, false, false,
             "pytorch/torchtitan models/llama3/train_configs/llama3_8b.toml (FSDP2 bf16 params "
             "with fp32 masters, activation_checkpoint mode selective)"},
     Profile{Framework::megatron, "megatron", Loss::standard, kLossFusedFp32, true, true, false,
-            false, false, false, kLoraAllLinear, true, true,
+            false, false, false, kLoraAllLinear, true, true, false, false,
             "NVIDIA/Megatron-LM distributed optimizer (fp32 main params and persistent main_grad "
             "buffers); selective recompute only drops attention scores, which flash attention "
             "never stores"},
     Profile{Framework::deepspeed, "deepspeed", Loss::standard, kLossFusedFp32, true, true, false,
-            false, false, false, kLoraAllLinear, true, true,
+            false, false, false, kLoraAllLinear, true, true, false, false,
             "DeepSpeed ZeRO (fp32 master partitions and persistent gradient buffers; "
             "Rajbhandari et al. 2019)"},
     Profile{Framework::nemo, "nemo", Loss::standard, kLossFusedFp32, true, true, false, false,
-            false, false, kLoraAllLinear, true, true,
+            false, false, kLoraAllLinear, true, true, false, false,
             "NVIDIA NeMo on Megatron-core (same memory layout as Megatron; LoRA default "
             "target_modules linear_qkv, linear_proj, linear_fc1, linear_fc2)"},
 };

@@ -100,6 +100,8 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.activation_offload = r.boolean("activation_offload", Need::optional);
   in.lora_fp32 = switch_of(r, "lora_dtype", kLoraDtypeNames, true);
   in.nf4_double_quant = r.boolean("nf4_double_quant", Need::optional);
+  in.bnb_version = r.string("bnb_version", Need::optional);
+  in.packed_doc_len = r.integer("packed_doc_len", kIntMin, kIntMax, Need::optional);
   in.flash_attention = r.boolean("flash_attention", Need::optional);
   if (auto t = r.string("lora_targets", Need::optional)) {
     in.lora_targets = parse_lora_targets(*t);

@@ -95,6 +95,9 @@ Settings settings_of(const Workload& w) {
   s.activation_offload = w.activation_offload;
   s.lora_fp32 = w.lora_fp32;
   s.nf4_double_quant = w.nf4_double_quant;
+  s.bnb_keeps_inputs = w.bnb_keeps_inputs;
+  s.keeps_previous_step = w.keeps_previous_step;
+  s.quantize_output_layer = w.quantize_output_layer;
   s.prompt = w.prompt_len;
   s.output = w.output_len;
   s.kv_bytes = w.kv_precision == KvPrecision::automatic && w.precision == Precision::fp32
@@ -240,6 +243,8 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
   const bool fp32 = s.precision == Precision::fp32;
   const bool fp8 = s.precision == Precision::fp8 && fp8_ok;
   double temporaries = 0;
+  // Memory that is never alive at the same time as the logits (below).
+  double apart_from_logits = 0;
 
   if (a.kind == catalog::ModelKind::cnn) {
     m = cnn_memory(a, c, s, gpus);
@@ -254,8 +259,12 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       const double ab = s.lora_fp32 ? k::kLoraAdapterBytes : k::kQloraAdapterBytes;
       double base = 0;
       if (q) {
-        base = c.linear * nf4_bits(s.nf4_double_quant) / 8 + (c.embedding + c.norms) * k::kWeight16;
-        temporaries += c.largest_matrix * k::kWeight16;  // one dequantised matrix at a time
+        const double nf4 = qlora_quantised_params(a, c, s.quantize_output_layer);
+        base = nf4 * nf4_bits(s.nf4_double_quant) / 8 +
+               (c.linear + c.embedding + c.norms - nf4) * k::kWeight16;
+        // One dequantised matrix at a time (the output layer, where quantised).
+        temporaries +=
+            std::max(c.largest_matrix, nf4 > c.linear ? nf4 - c.linear : 0.0) * k::kWeight16;
       } else {
         base = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
       }
@@ -309,12 +318,20 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       act = layer * L;
     }
     m.activations = act * act_scale;
+    // With full recompute the recomputed layer's working set exists only in
+    // that layer's backward, after the loss's backward has freed the logits
+    // and their gradient: the peak holds the larger of the two, not the sum.
+    if (s.checkpointing) apart_from_logits = layer * act_scale;
     if (adapters) {
       // x·A of every adapted matrix (r values per token, 16-bit).
       m.activations += 2.0 * sb * d(s.rank) * c.adapted_matrices *
                        (s.checkpointing || s.activation_offload ? 1.0 : L);
     }
+    m.activations += bnb_kept_input_bytes(a, s);
     m.logits = s.loss_bytes * sb * d(a.vocab);
+    // A loop that keeps the previous step's logits holds them through the next
+    // forward, next to the new ones (16-bit; none with a fused loss).
+    if (s.keeps_previous_step && s.loss_bytes > 0) m.logits += k::kWeight16 * sb * d(a.vocab);
   }
   // What PyTorch reports (allocated, reserved) and what the device shows.
   const double named = m.weights + m.master_weights + m.gradients + m.optimizer + m.activations +
@@ -324,7 +341,9 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
   // peak is the larger of the two, not their sum.
   const bool freed =
       s.task != Task::inference && !s.grads_persist && a.kind != catalog::ModelKind::cnn;
-  const double live = freed ? named - std::min(m.gradients, m.activations + m.logits) : named;
+  const double overlap = std::min(apart_from_logits, m.logits);
+  const double transient = m.activations + m.logits - overlap;
+  const double live = (freed ? named - std::min(m.gradients, transient) : named) - overlap;
   m.peak_allocated = live + temporaries;
   m.peak_reserved = m.peak_allocated * (1 + k::kFragmentation);
   const bool collectives = n > 1 && s.task != Task::inference;

@@ -28,6 +28,9 @@ struct Settings {
   bool activation_offload = false;
   bool lora_fp32 = true;
   bool nf4_double_quant = true;
+  bool bnb_keeps_inputs = false;
+  bool keeps_previous_step = false;
+  bool quantize_output_layer = false;
   // Serving (inference): seq = prompt + output.
   int prompt = 0;
   int output = 0;
@@ -72,6 +75,16 @@ void resolve_expert_layout(const WorkloadInput& in, Workload& w, const Origin& o
 
 /// Bits per quantised weight of a QLoRA base.
 [[nodiscard]] double nf4_bits(bool double_quant);
+/// Weights a QLoRA base holds in NF4: the block matrices, and the output layer
+/// where the framework quantises it (an untied one; a tied one is the embedding).
+[[nodiscard]] double qlora_quantised_params(const Architecture& a, const ParamCounts& c,
+                                            bool output_layer);
+/// Whether a bitsandbytes release ("0.42.0", "0.43.1.dev0") keeps MatMul4Bit's
+/// input (before 0.43.2); nullopt when the text is not a version.
+[[nodiscard]] std::optional<bool> bnb_keeps_inputs(std::string_view version);
+/// Bytes of the quantised matrices' inputs bitsandbytes < 0.43.2 keeps alive
+/// (0 for other settings); qlora.cpp.
+[[nodiscard]] double bnb_kept_input_bytes(const Architecture& a, const Settings& s);
 
 [[nodiscard]] Settings settings_of(const Workload& w);
 

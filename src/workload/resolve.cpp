@@ -126,6 +126,7 @@ class Resolver {
     update_counts(w_);
     resolve_tokens();
     resolve_goodput();
+    resolve_packing();
     resolve_framework();
     describe_framework();
     if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
@@ -474,6 +475,7 @@ class Resolver {
     }
     if (cnn) return;
     w_.grads_persist = p.grads_persist;
+    w_.keeps_previous_step = p.keeps_previous_step;
     // Loss.
     w_.loss = in_.loss.value_or(p.loss);
     w_.loss_bytes = w_.loss == Loss::standard  ? p.standard_loss_bytes
@@ -541,8 +543,10 @@ class Resolver {
                              detail::nf4_bits(w_.nf4_double_quant), from,
                              flag("nf4_double_quant")));
         }
-      } else if (in_.nf4_double_quant) {
-        error("nf4_double_quant", "NF4 settings need task qlora");
+        resolve_bnb(p);
+      } else if (in_.nf4_double_quant || in_.bnb_version) {
+        error(in_.nf4_double_quant ? "nf4_double_quant" : "bnb_version",
+              "NF4 settings need task qlora");
       }
       update_counts(w_);
       if (!in_.lora_targets || !in_.lora_fp32) {
@@ -556,6 +560,36 @@ class Resolver {
     }
   }
 
+  /// The bitsandbytes behaviours of a QLoRA run: the framework's output layer,
+  /// and MatMul4Bit's kept inputs in releases before 0.43.2.
+  void resolve_bnb(const Profile& p) {
+    w_.quantize_output_layer = p.quantizes_output_layer;
+    if (p.quantizes_output_layer && !w_.arch.tied_embeddings) {
+      assume(fmt::format("output layer quantised to NF4 too ({} default)", p.name));
+    }
+    if (!in_.bnb_version) return;
+    if (w_.framework == Framework::torchtune) {
+      error("bnb_version", "torchtune's QLoRA uses torchao's NF4, not bitsandbytes");
+      return;
+    }
+    const auto keeps = detail::bnb_keeps_inputs(*in_.bnb_version);
+    if (!keeps) {
+      error("bnb_version", fmt::format("expected a bitsandbytes version such as 0.42.0, got \"{}\"",
+                                       *in_.bnb_version));
+      return;
+    }
+    w_.bnb_keeps_inputs = *keeps;
+    if (*keeps) {
+      assume(
+          fmt::format("bitsandbytes {} keeps every quantised matrix's input until the graph "
+                      "is freed{} (fixed in 0.43.2)",
+                      *in_.bnb_version,
+                      p.keeps_previous_step && !w_.grad_checkpointing
+                          ? fmt::format(", and {}'s loop keeps the previous step's graph", p.name)
+                          : ""));
+    }
+  }
+
   void replace_assumption(std::string_view prefix, std::string text) {
     for (auto& a : w_.assumptions) {
       if (a.starts_with(prefix)) {
@@ -564,6 +598,34 @@ class Resolver {
       }
     }
     assume(std::move(text));
+  }
+
+  /// Packed sequences: attention work follows the documents, not the pack.
+  void resolve_packing() {
+    if (!in_.packed_doc_len) return;
+    if (!w_.training() || w_.arch.kind != catalog::ModelKind::transformer) {
+      error("packed_doc_len", "packing applies to training a transformer");
+      return;
+    }
+    const auto doc = *in_.packed_doc_len;
+    if (doc < 1 || doc > w_.seq_len) {
+      error("packed_doc_len", fmt::format("expected a document length from 1 to the sequence "
+                                          "length ({}), got {}",
+                                          w_.seq_len, doc));
+      return;
+    }
+    if (!w_.arch.flash_attention) {
+      assume(
+          fmt::format("packed documents of {} tokens: eager attention still computes the "
+                      "masked scores of the whole {}-token sequence",
+                      doc, w_.seq_len));
+      return;
+    }
+    w_.packed_doc_len = static_cast<int>(doc);
+    assume(
+        fmt::format("packed documents of {} tokens: attention (a variable-length kernel) "
+                    "spans each document, not the {}-token sequence",
+                    doc, w_.seq_len));
   }
 
   void resolve_goodput() {

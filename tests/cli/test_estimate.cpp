@@ -153,6 +153,10 @@ TEST_CASE("estimate: bad input exits 2 with the flag and a clear message", "[cli
        "--loss: applies to training, not inference"},
       {{"--model", "llama-3-8b", "--batch-size", "1.5"},
        "--batch-size: expected a whole number, got 1.5"},
+      {{"--model", "llama-3-8b", "--task", "qlora", "--bnb-version", "0.42.x"},
+       "--bnb-version: expected a bitsandbytes version such as 0.42.0, got \"0.42.x\""},
+      {{"--model", "llama-3-8b", "--task", "lora", "--bnb-version", "0.42.0"},
+       "--bnb-version: NF4 settings need task qlora"},
       {{},
        "--model: no model: give a preset (--model llama-3-8b), a parameter count (--model-size "
        "7B), or at least --layers and --hidden"},

@@ -43,6 +43,15 @@ inline constexpr double kNf4BitsNoDoubleQuant = 4.5;
 inline constexpr double kDequantWriteBytes = 2;
 /// QLoRA's reference code keeps the adapters (and their gradients) in bf16 and
 /// their AdamW states in fp32 (paged); PEFT's LoRA keeps adapters in fp32.
+/// bitsandbytes before 0.43.2: MatMul4Bit.forward kept its input as a plain
+/// attribute (`ctx.tensors = (A, B)`, bitsandbytes/autograd/_functions.py at
+/// 0.42.0), though backward never reads it (grad_B is not implemented). A
+/// frozen nn.Linear saves no input (PyTorch saves mm's input only for the
+/// weight's gradient), and backward's release_variables() frees only
+/// save_for_backward tensors, so the input lives until the autograd graph is
+/// freed. Fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless
+/// buffered activation", commit 9e75374, first released in 0.43.2).
+inline constexpr int kBnbInputsFixedIn[3] = {0, 43, 2};
 inline constexpr double kQloraAdapterBytes = 2;
 inline constexpr double kLoraAdapterBytes = 4;
 inline constexpr int kDefaultLoraRank = 16;

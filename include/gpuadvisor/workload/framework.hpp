@@ -58,6 +58,11 @@ struct Profile {
   std::uint8_t lora_targets;
   bool lora_fp32;         ///< adapters (and their gradients) in fp32
   bool nf4_double_quant;  ///< QLoRA: NF4 block constants themselves quantised
+  /// The training loop holds the previous step's outputs (and through them its
+  /// autograd graph) until the next forward returns.
+  bool keeps_previous_step;
+  /// QLoRA quantises the output layer too (every nn.Linear is replaced).
+  bool quantizes_output_layer;
   std::string_view source;
 };
 

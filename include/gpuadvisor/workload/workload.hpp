@@ -204,17 +204,19 @@ struct WorkloadInput {
       selective_checkpointing;         ///< every other layer (--grad-checkpointing selective)
   std::optional<Framework> framework;  ///< default: megatron for pretrain, hf otherwise
   std::optional<Loss> loss;
-  std::optional<bool> master_weights;         ///< fp32 master copy (full training)
-  std::optional<bool> optimizer_in_backward;  ///< step fused into backward: no gradient buffer
-  std::optional<bool> activation_offload;     ///< saved activations moved to host memory
-  std::optional<std::uint8_t> lora_targets;   ///< LoraTarget bits
-  std::optional<bool> lora_fp32;              ///< adapters in fp32 (else 16-bit)
-  std::optional<bool> nf4_double_quant;       ///< QLoRA NF4 with double quantisation
-  std::optional<bool> flash_attention;        ///< scores never stored; default: the model's
-  std::optional<Sharding> sharding;           ///< default none
-  std::optional<std::string> gpu;             ///< catalog GPU id (for estimate/check)
-  std::optional<double> mfu;                  ///< utilisation override, 0 < mfu <= 1
-  std::optional<double> memory_margin;        ///< share of usable memory kept free, 0 <= m < 1
+  std::optional<bool> master_weights;          ///< fp32 master copy (full training)
+  std::optional<bool> optimizer_in_backward;   ///< step fused into backward: no gradient buffer
+  std::optional<bool> activation_offload;      ///< saved activations moved to host memory
+  std::optional<std::uint8_t> lora_targets;    ///< LoraTarget bits
+  std::optional<bool> lora_fp32;               ///< adapters in fp32 (else 16-bit)
+  std::optional<bool> nf4_double_quant;        ///< QLoRA NF4 with double quantisation
+  std::optional<std::string> bnb_version;      ///< bitsandbytes release of a QLoRA run
+  std::optional<std::int64_t> packed_doc_len;  ///< mean document length in packed sequences
+  std::optional<bool> flash_attention;         ///< scores never stored; default: the model's
+  std::optional<Sharding> sharding;            ///< default none
+  std::optional<std::string> gpu;              ///< catalog GPU id (for estimate/check)
+  std::optional<double> mfu;                   ///< utilisation override, 0 < mfu <= 1
+  std::optional<double> memory_margin;         ///< share of usable memory kept free, 0 <= m < 1
   std::optional<double> goodput;  ///< share of wall time that trains; default k::kGoodput
   // Serving (task inference): docs/serving.md.
   std::optional<std::int64_t> prompt_len;   ///< tokens of each request's prompt
@@ -287,6 +289,14 @@ struct Workload {
   std::uint8_t lora_targets = kLoraAllLinear;
   bool lora_fp32 = true;
   bool nf4_double_quant = true;
+  /// QLoRA on bitsandbytes < 0.43.2: each quantised matrix's input is kept
+  /// until the autograd graph is freed (k::kBnbInputsFixedIn).
+  bool bnb_keeps_inputs = false;
+  bool keeps_previous_step = false;    ///< the framework's loop (Profile)
+  bool quantize_output_layer = false;  ///< QLoRA quantises the output layer (Profile)
+  /// Training sequences packed from documents of this mean length, attention
+  /// masked to each document by a variable-length kernel; 0: one document.
+  int packed_doc_len = 0;
   double tokens = 0;               ///< training tokens; inference: tokens generated
   std::optional<std::string> gpu;  ///< GPU id given, if any (validated)
   std::optional<double> mfu;       ///< utilisation override

@@ -304,3 +304,31 @@ TEST_CASE("available memory is the capacity in GiB less the driver reserve", "[w
   CHECK(available_bytes(gpu("rtx-4090")) == Approx(24 * kGiB * (1 - k::kDriverReserve)));
   CHECK(available_bytes(gpu("h100-sxm")) == Approx(80 * kGiB * 0.985));
 }
+
+TEST_CASE("full recompute: the recomputed layer and the logits do not peak together",
+          "[workload]") {
+  // torchtune's Llama 3.2 3B LoRA row: the loss's backward frees 2.1 GB of
+  // bf16 logits before the first layer is recomputed.
+  WorkloadInput in;
+  in.model = "llama-3.2-3b";
+  in.framework = Framework::torchtune;
+  in.task = Task::lora;
+  in.batch_size = 2;
+  in.seq_len = 4096;
+  in.grad_checkpointing = true;
+  const auto w = make(in);
+  const auto m = memory_per_gpu(w, gpu("a100-80gb-sxm"), 1);
+  const double layer = detail::layer_activation_bytes(w.arch, 4096, 2, true);
+  CHECK(m.logits == Approx(2.0 * 8192 * 128256).epsilon(kExact));
+  CHECK(layer < m.logits);
+  const double named = m.weights + m.gradients + m.optimizer + m.activations + m.logits;
+  const double transient = m.activations + m.logits - layer;
+  CHECK(m.peak_allocated ==
+        Approx(named - layer - std::min(m.gradients, transient)).epsilon(kExact));
+  // Without recompute every layer's activations are alive at the loss.
+  in.grad_checkpointing = false;
+  const auto off = memory_per_gpu(make(in), gpu("a100-80gb-sxm"), 1);
+  const double all = off.weights + off.gradients + off.optimizer + off.activations + off.logits;
+  CHECK(off.peak_allocated ==
+        Approx(all - std::min(off.gradients, off.activations + off.logits)).epsilon(kExact));
+}
