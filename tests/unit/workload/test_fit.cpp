@@ -150,7 +150,7 @@ TEST_CASE("what nothing can fix says why", "[workload][fit]") {
   CHECK(r.shortfall.smallest.batch_size == r.fixed.batch_size);
   // Worded once, in fit_words.
   CHECK(shortfall_sentence(r) ==
-        "needs 542.5 GiB per GPU, 11.2 GiB usable; the most the changes reach is 109.8 GiB "
+        "needs 541.5 GiB per GPU, 11.2 GiB usable; the most the changes reach is 108.8 GiB "
         "(zero3 over 8 GPUs)");
 }
 
