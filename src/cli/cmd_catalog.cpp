@@ -141,8 +141,8 @@ Examples:
   const std::vector<std::string> categories(catalog::kCategories.begin(),
                                             catalog::kCategories.end());
   set_choices(list->add_option("--category", opts->categories,
-                               "gpu, cpu, platform, memory, storage, psu, cooling, model, cloud, "
-                               "architecture or source (repeatable; default all parts)")
+                               fmt::format("{} (repeatable; default all parts)",
+                                           fmt::join(catalog::kCategories, ", ")))
                   ->type_name("C"),
               categories);
   add_region_option(list, opts->region)

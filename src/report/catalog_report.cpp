@@ -275,8 +275,13 @@ std::string catalog_list_text(const Catalog& c, const std::vector<std::string_vi
   std::string out;
   for (auto key : resolve(categories)) {
     if (!out.empty()) out += "\n";
-    out += fmt::format("{} ({})\n", key, category_size(c, key));
-    if (key == "sources" || key == "architectures") {
+    const std::size_t n = category_size(c, key);
+    out += fmt::format("{} ({})\n", key, n);
+    if (n == 0) {
+      // A header over no rows reads as a failure; a filtered catalog (a
+      // region) can leave a category empty.
+      out += "  (none)\n";
+    } else if (key == "sources" || key == "architectures") {
       for (const auto& item : catalog::category_to_json(c, key)) {
         out += "  " + terminal_safe(item.dump(), kUncapped) + "\n";
       }

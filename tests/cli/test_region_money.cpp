@@ -252,6 +252,8 @@ TEST_CASE("catalog list --region: the parts sold there, in its currency, and wha
   CHECK_THAT(cloud.out, Catch::Contains("    2022-10-07 (A100/H100 class) and by Total Processing "
                                         "Performance from 2023-10-17\n"));
   CHECK_THAT(cloud.out, !Catch::Contains("..."));
+  // A category the region leaves empty says so instead of printing a bare header.
+  CHECK_THAT(cloud.out, Catch::Contains("\ncloud (0)\n  (none)\n\nNot sold in cn (7):\n"));
 
   // Without --region the listing stays the catalog as it is, in US dollars.
   auto plain = run({"catalog", "list", "--category", "gpu"});
