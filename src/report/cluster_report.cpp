@@ -72,6 +72,8 @@ ordered_json cluster_json(const search::Cluster& c, const MoneyFormat& money) {
                  {"vp", l.vp},
                  {"cp", l.cp},
                  {"dp", l.dp},
+                 {"ep", l.ep},
+                 {"etp", l.etp},
                  {"sequence_parallel", l.sp},
                  {"sharding", workload::to_string(l.sharding)},
                  {"recompute", plan::to_string(l.recompute)},

@@ -79,9 +79,11 @@ static void mem002(RuleContext& c) {
   if (have >= need) return;
   c.fail([&] {
     return Words{
-        fmt::format("{} GB of system RAM for {} GB of GPU memory; datasets, pinned buffers "
-                    "and checkpoint saving want {} x the GPU memory",
+        fmt::format("{} GB of system RAM for {} GB of GPU memory; {} want {} x the GPU memory",
                     format_number(have), format_number(total_vram_gb(c.b)),
+                    serving_only(c) ? "loading the model's weights through the page cache and "
+                                      "the engine's host buffers"
+                                    : "datasets, pinned buffers and checkpoint saving",
                     format_number(c.p.ram_per_vram, 1)),
         qty(have, "GB"), qty(need, "GB", 0, ">="),
         fmt::format("use {} GB or more of RAM", format_number(std::ceil(need))), "parts.memory"};
@@ -189,16 +191,22 @@ static void stor002(RuleContext& c) {
   const int kept = c.b.data.checkpoints >= 0 ? c.b.data.checkpoints : c.p.checkpoints_kept;
   const double ckpt = params * c.p.checkpoint_bytes_per_param / 1e9;
   c.fail([&] {
+    // A serving build keeps no training checkpoints: its data is what it
+    // stores (recommend counts the weights it serves).
+    const bool serving = serving_only(c) && params == 0;
     return Words{
-        fmt::format("{} GB of storage; dataset {} GB + {} checkpoint{} of {} GB ({} parameters "
-                    "x {} B) + {} GB for the system need {} GB",
-                    format_number(have), format_number(c.b.data.dataset_gb), kept,
-                    kept == 1 ? "" : "s", format_number(ckpt), format_count(params),
-                    format_number(c.p.checkpoint_bytes_per_param),
-                    format_number(c.p.storage_reserve_gb), format_number(need)),
+        serving ? fmt::format("{} GB of storage; data {} GB + {} GB for the system need {} GB",
+                              format_number(have), format_number(c.b.data.dataset_gb),
+                              format_number(c.p.storage_reserve_gb), format_number(need))
+                : fmt::format("{} GB of storage; dataset {} GB + {} checkpoint{} of {} GB ({} "
+                              "parameters x {} B) + {} GB for the system need {} GB",
+                              format_number(have), format_number(c.b.data.dataset_gb), kept,
+                              kept == 1 ? "" : "s", format_number(ckpt), format_count(params),
+                              format_number(c.p.checkpoint_bytes_per_param),
+                              format_number(c.p.storage_reserve_gb), format_number(need)),
         qty(have, "GB"), qty(need, "GB", 0, ">="),
-        fmt::format("add {} GB or more of NVMe storage, or keep fewer checkpoints",
-                    format_number(std::ceil(need - have))),
+        fmt::format("add {} GB or more of NVMe storage{}", format_number(std::ceil(need - have)),
+                    serving ? "" : ", or keep fewer checkpoints"),
         c.b.storage.empty() ? "parts" : "parts.storage"};
   });
 }

@@ -36,15 +36,16 @@ bool meets(const workload::ServingSpeed& s, int c, const ServingTarget& t) {
 }
 
 /// The most requests per replica (0 if none) that meet the target's rates
-/// and bounds and whose final contexts the engine's KV pool holds.
-int best_concurrency(workload::Workload& w, const catalog::Gpu& g, int n, const ServingTarget& t) {
-  const int cap = workload::max_concurrency(w, g, n);
-  if (cap <= 0) return 0;
+/// and bounds and whose final contexts the engine's KV pool holds; `one` is
+/// the speed at one request (its max_concurrency the pool's capacity).
+int best_concurrency(workload::Workload& w, const catalog::Gpu& g, int n, const ServingTarget& t,
+                     const workload::ServingSpeed& one) {
+  const int cap = one.max_concurrency;
+  if (cap <= 0 || !meets(one, 1, t)) return 0;
   auto ok = [&](int c) {
     w.batch_size = c;
     return meets(workload::serving_speed(w, g, n), c, t);
   };
-  if (!ok(1)) return 0;
   int lo = 1, hi = std::min(cap, static_cast<int>(workload::k::kMaxBatch));
   while (lo < hi) {  // largest c with ok(c): per-request speed falls as c grows
     const int mid = lo + (hi - lo + 1) / 2;
@@ -208,7 +209,7 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
               fastest = make_option(g, n, p, w, one);
             }
           }
-          const int c = best_concurrency(w, g, n, t);
+          const int c = best_concurrency(w, g, n, t, one);
           if (c <= 0) continue;
           w.batch_size = c;
           ServingOption o = make_option(g, n, p, w, workload::serving_speed(w, g, n));

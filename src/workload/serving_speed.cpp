@@ -44,12 +44,27 @@ double elementwise_bytes_per_token(const Architecture& a, int n) {
   return 2.0 * d(a.layers) * (10 * d(a.hidden) + (a.gated_ffn ? 3 : 2) * f);
 }
 
-/// One tensor-parallel all-reduce of `bytes` over `n` GPUs, seconds.
-double all_reduce(const catalog::Gpu& g, int n, double bytes) {
+/// The links a replica's collectives run over, looked up once per estimate
+/// (an estimate runs dozens of collectives; the search runs thousands of
+/// estimates): over an attention rank's `t` GPUs and over all `n`.
+struct Links {
+  double latency = 0;   ///< per collective, seconds
+  double rank_bps = 0;  ///< bus bandwidth over the t GPUs, bytes/s
+  double all_bps = 0;   ///< over the n GPUs
+};
+Links links(const catalog::Gpu& g, int t, int n) {
+  Links l;
+  l.latency = fabric(g) ? k::kAllReduceLatencyFabric : k::kAllReduceLatencyPcie;
+  if (t > 1) l.rank_bps = detail::collective_link(g, t).bytes_per_second;
+  if (n > 1) l.all_bps = detail::collective_link(g, n).bytes_per_second;
+  return l;
+}
+
+/// One tensor-parallel all-reduce of `bytes` over `n` GPUs at bus bandwidth
+/// `bps`, seconds.
+double all_reduce(double latency, int n, double bps, double bytes) {
   if (n <= 1) return 0;
-  const auto link = detail::collective_link(g, n);
-  const double latency = fabric(g) ? k::kAllReduceLatencyFabric : k::kAllReduceLatencyPcie;
-  return latency + 2.0 * (n - 1) / n * bytes / link.bytes_per_second;
+  return latency + 2.0 * (n - 1) / n * bytes / bps;
 }
 
 /// Bytes of KV cache the engine's pool holds at the memory setting `fraction`.
@@ -73,11 +88,9 @@ double engine_pool(const Workload& w, const catalog::Gpu& g, int gpus, double fr
 
 /// One all-gather or reduce-scatter of `bytes` (all ranks together) over `n`
 /// GPUs, seconds: each GPU moves (n-1)/n of it, with the all-reduce's latency.
-double gather(const catalog::Gpu& g, int n, double bytes) {
+double gather(double latency, int n, double bps, double bytes) {
   if (n <= 1) return 0;
-  const auto link = detail::collective_link(g, n);
-  const double latency = fabric(g) ? k::kAllReduceLatencyFabric : k::kAllReduceLatencyPcie;
-  return latency + (n - 1.0) / n * bytes / link.bytes_per_second;
+  return latency + (n - 1.0) / n * bytes / bps;
 }
 
 /// Routed-expert bytes the busiest GPU streams in a decode step of `tokens`
@@ -111,16 +124,16 @@ struct Exchange {
   double moe = 0;         ///< data-parallel attention: the MoE layers' gather and reduce-scatter
   [[nodiscard]] double total() const { return all_reduce + moe; }
 };
-Exchange exchange(const catalog::Gpu& g, const Architecture& a, int n, int t, int dp,
-                  double rank_tokens, double all_tokens) {
+Exchange exchange(const Links& l, const Architecture& a, int n, int t, int dp, double rank_tokens,
+                  double all_tokens) {
   const double L = d(a.layers), moe_l = d(a.moe_layers()), h = d(a.hidden);
-  const double rank_ar = all_reduce(g, t, rank_tokens * h * 2);
+  const double rank_ar = all_reduce(l.latency, t, l.rank_bps, rank_tokens * h * 2);
   Exchange x;
   x.all_reduce = L * rank_ar + (L - moe_l) * rank_ar;
   if (dp <= 1) {
-    x.all_reduce += moe_l * all_reduce(g, n, all_tokens * h * 2);
+    x.all_reduce += moe_l * all_reduce(l.latency, n, l.all_bps, all_tokens * h * 2);
   } else {
-    x.moe = moe_l * 2 * gather(g, n, all_tokens * h * 2);
+    x.moe = moe_l * 2 * gather(l.latency, n, l.all_bps, all_tokens * h * 2);
   }
   return x;
 }
@@ -203,7 +216,8 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
                                routed_active * all_tokens / n * token_imbalance(all_tokens));
   };
   s.step_compute_s = matmul_flops(rank_conc, conc) / rate;
-  const auto x = exchange(g, a, n, t, dp, rank_conc, conc);
+  const Links net = links(g, t, n);
+  const auto x = exchange(net, a, n, t, dp, rank_conc, conc);
   s.step_comm_s = x.all_reduce;
   s.step_moe_comm_s = x.moe;
   const double elementwise = elementwise_bytes_per_token(a, t);
@@ -226,7 +240,7 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus) {
     const double passes = std::max(1.0, std::ceil(rank_tokens / chunk));
     const double per_pass = std::min(rank_tokens, chunk);
     const double comm =
-        passes * exchange(g, a, n, t, dp, per_pass, per_pass * std::min(requests, d(dp))).total();
+        passes * exchange(net, a, n, t, dp, per_pass, per_pass * std::min(requests, d(dp))).total();
     return std::max(flops / rate, passes * s.step_weights_s) + rank_tokens * elementwise / bw +
            comm + passes * overhead;
   };

@@ -59,6 +59,9 @@ TEST_CASE("recommend --budget 1M --model-size 70B --task pretrain composes a clu
   // The plan cost model's layout and time at the workload's 90 % goodput.
   CHECK(c["layout"]["pp"] == 4);
   CHECK(c["layout"]["dp"] == 10);
+  // The expert degrees of the plan's layout: 1 and 1 for a dense model.
+  CHECK(c["layout"]["ep"] == 1);
+  CHECK(c["layout"]["etp"] == 1);
   CHECK(c["goodput"] == 0.9);
   CHECK(c["time_hours"] == 7903.0);
   // 8.86 kW servers, four to a 40.8 kW rack.

@@ -448,6 +448,32 @@ TEST_CASE("MEM001 and STOR001 word themselves for a serving build", "[rules][eng
   CHECK(find(both, "STOR001")->fix == "add 1 NVMe SSD for data and checkpoints");
 }
 
+TEST_CASE("MEM002 and STOR002 word themselves for a serving build", "[rules][engine]") {
+  // A serving build stages the weights in RAM and keeps no training
+  // checkpoints: neither finding speaks of datasets or checkpoints.
+  test::Parts p;
+  Build b = p.four_4090();  // 96 GB of GPU memory
+  catalog::MemoryKit small = p.rdimm_256;
+  small.capacity_gb = 64;
+  b.memory = {&small, 1};
+  b.data.dataset_gb = 7950;  // + 100 GB for the system > 8,000 GB
+  const auto serve = make_workload("gpt2", workload::Task::inference, 4);
+  const auto f = run(b, {serve});
+  REQUIRE(find(f, "MEM002") != nullptr);
+  CHECK(find(f, "MEM002")->message ==
+        "64 GB of system RAM for 96 GB of GPU memory; loading the model's weights through the "
+        "page cache and the engine's host buffers want 1.0 x the GPU memory");
+  REQUIRE(find(f, "STOR002") != nullptr);
+  CHECK(find(f, "STOR002")->message ==
+        "8,000 GB of storage; data 7,950 GB + 100 GB for the system need 8,050 GB");
+  CHECK(find(f, "STOR002")->fix == "add 50 GB or more of NVMe storage");
+  // With a training workload too, the training words stay.
+  const auto train = make_workload("gpt2", workload::Task::lora, 4);
+  const auto both = run(b, {serve, train});
+  CHECK_THAT(find(both, "MEM002")->message, Contains("datasets, pinned buffers"));
+  CHECK_THAT(find(both, "STOR002")->fix, Contains("or keep fewer checkpoints"));
+}
+
 TEST_CASE("STOR002: capacity for the dataset and the kept checkpoints", "[rules][engine]") {
   test::Parts p;
   Build b = p.four_4090();
