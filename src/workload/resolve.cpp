@@ -468,14 +468,24 @@ class Resolver {
       for (auto [given, field] : {std::pair{in_.loss.has_value(), "loss"},
                                   {in_.master_weights.has_value(), "master_weights"},
                                   {in_.optimizer_in_backward.has_value(), "optimizer_in_backward"},
-                                  {in_.activation_offload.has_value(), "activation_offload"}}) {
+                                  {in_.activation_offload.has_value(), "activation_offload"},
+                                  {in_.autocast.has_value(), "autocast"},
+                                  {in_.torch_version.has_value(), "torch_version"},
+                                  {in_.grad_accumulation.has_value(), "grad_accumulation"}}) {
         if (given) error(field, "applies to training, not inference");
       }
       return;
     }
     if (cnn) return;
-    w_.grads_persist = p.grads_persist;
+    resolve_gradient_lifetime(p);
     w_.keeps_previous_step = p.keeps_previous_step;
+    w_.expands_gqa_kv = p.expands_gqa_kv && w_.arch.kv_heads < w_.arch.heads && !w_.arch.mla();
+    if (w_.expands_gqa_kv) {
+      assume(
+          fmt::format("K and V expanded to all {} query heads before attention and saved "
+                      "as copies ({} default)",
+                      w_.arch.heads, p.name));
+    }
     // Loss.
     w_.loss = in_.loss.value_or(p.loss);
     w_.loss_bytes = w_.loss == Loss::standard  ? p.standard_loss_bytes
@@ -504,9 +514,11 @@ class Resolver {
       assume(fmt::format("activation offloading to host memory on ({}; no {})", from,
                          flag("activation_offload")));
     }
+    resolve_autocast(p, from);
     if (full_training()) {
       w_.master_weights = in_.master_weights.value_or(p.master_weights);
-      if (!in_.master_weights) {
+      if (w_.autocast) w_.master_weights = false;
+      if (!in_.master_weights && !w_.autocast) {
         assume(fmt::format("master weights: {} ({}; no {})",
                            w_.master_weights ? "fp32 copy" : "none, pure 16-bit training", from,
                            flag("master_weights")));
@@ -535,6 +547,8 @@ class Resolver {
       w_.lora_targets = in_.lora_targets.value_or(
           w_.task == Task::qlora && !in_.framework ? kLoraAllLinear : p.lora_targets);
       w_.lora_fp32 = in_.lora_fp32.value_or(p.lora_fp32);
+      w_.fused_qkv = p.fused_qkv;
+      resolve_lora_dropout(p, from);
       if (w_.task == Task::qlora) {
         w_.nf4_double_quant = in_.nf4_double_quant.value_or(p.nf4_double_quant);
         if (!in_.nf4_double_quant) {
@@ -554,9 +568,92 @@ class Resolver {
                            w_.lora_fp32 ? "fp32" : "bf16", from,
                            !in_.lora_targets ? flag("lora_targets") : flag("lora_dtype")));
       }
-    } else if (in_.lora_targets || in_.lora_fp32) {
-      error(in_.lora_targets ? "lora_targets" : "lora_dtype",
+    } else if (in_.lora_targets || in_.lora_fp32 || in_.lora_dropout) {
+      error(in_.lora_targets ? "lora_targets"
+            : in_.lora_fp32  ? "lora_dtype"
+                             : "lora_dropout",
             fmt::format("LoRA settings need task lora or qlora, not {}", to_string(w_.task)));
+    }
+  }
+
+  /// Whether the gradients live through the forward: the stack's persistent
+  /// buffers, the micro-batches of one accumulated step, or zero_grad() of a
+  /// PyTorch before 2.0, which zeroed the buffers in place.
+  void resolve_gradient_lifetime(const Profile& p) {
+    w_.grads_persist = p.grads_persist;
+    if (const auto n = ranged("grad_accumulation", in_.grad_accumulation, 1, k::kMaxBatch)) {
+      w_.grad_accumulation = *n;
+    }
+    if (w_.grad_accumulation > 1 && !w_.grads_persist) {
+      w_.grads_persist = true;
+      assume(
+          fmt::format("gradients alive through every forward: {} micro-batches accumulate "
+                      "into them before each optimizer step",
+                      w_.grad_accumulation));
+    }
+    if (!in_.torch_version) return;
+    const auto before = detail::version_before(*in_.torch_version, k::kTorchSetToNoneIn);
+    if (!before) {
+      error("torch_version", fmt::format("expected a PyTorch version such as 2.4.1, got \"{}\"",
+                                         *in_.torch_version));
+      return;
+    }
+    if (*before && !w_.grads_persist) {
+      w_.grads_persist = true;
+      assume(
+          fmt::format("PyTorch {}: zero_grad() zeroes the gradient buffers in place "
+                      "(set_to_none became the default in 2.0), so they and the activations "
+                      "peak together",
+                      *in_.torch_version));
+    }
+  }
+
+  /// torch.autocast: the stack's default for 16-bit full training, or --autocast.
+  void resolve_autocast(const Profile& p, const std::string& from) {
+    const bool sixteen = w_.precision == Precision::bf16 || w_.precision == Precision::fp16;
+    if (in_.autocast && *in_.autocast) {
+      if (!full_training() || !sixteen) {
+        error("autocast", "autocast's layout is modelled for full training in bf16 or fp16");
+        return;
+      }
+      if (in_.master_weights) {
+        error("autocast", fmt::format("autocast trains the fp32 weights themselves: {} applies "
+                                      "with {} off",
+                                      flag("master_weights"), flag("autocast")));
+        return;
+      }
+    }
+    // A master-weights choice names the other layouts: autocast's default yields.
+    const bool dflt = p.autocast && full_training() && sixteen && !in_.master_weights;
+    w_.autocast = in_.autocast.value_or(dflt);
+    if (w_.autocast) {
+      assume(fmt::format(
+          "torch.autocast{}: fp32 weights, gradients and optimizer states + a 16-bit cast of "
+          "each matrix kept for backward; fp32 softmax and layer-norm inputs, each matmul's "
+          "own 16-bit input copy{}",
+          in_.autocast ? ""
+                       : fmt::format(" ({}: Trainer fp16/bf16; no {})", from, flag("autocast")),
+          w_.arch.flash_attention ? "" : ", fp32 attention probabilities"));
+    }
+  }
+
+  /// Adapter dropout: the recipe's probability (framework.cpp) or --lora-dropout.
+  void resolve_lora_dropout(const Profile& p, const std::string& from) {
+    if (in_.lora_dropout) {
+      const double v = *in_.lora_dropout;
+      if (!std::isfinite(v) || v < 0 || v >= 1) {
+        error("lora_dropout", fmt::format("expected a probability from 0 to below 1, got {}", v));
+        return;
+      }
+      w_.lora_dropout = v;
+      return;
+    }
+    w_.lora_dropout = p.lora_dropout;
+    if (w_.lora_dropout > 0) {
+      assume(
+          fmt::format("LoRA dropout {:g}: each adapted input's mask and dropped copy are kept "
+                      "for backward ({}; no {})",
+                      w_.lora_dropout, from, flag("lora_dropout")));
     }
   }
 
@@ -717,11 +814,11 @@ class Resolver {
       const std::string why = in_.flash_attention ? flag("flash_attention") : "preset";
       assume(a.flash_attention
                  ? "flash attention: attention scores are never stored"
-                 : fmt::format("no flash attention ({}): 5·a·s²·b bytes of scores per layer are "
+                 : fmt::format("no flash attention ({}): {}·a·s²·b bytes of scores per layer are "
                                "stored",
-                               why));
+                               why, w_.autocast ? 7 : 5));
     }
-    if ((w_.task == Task::pretrain || w_.task == Task::finetune) && w_.master_weights) {
+    if (full_training() && w_.master_weights && !w_.autocast) {
       switch (w_.precision) {
         case Precision::fp32:
           assume("fp32: weights, gradients and optimizer states in fp32; no master copy");
@@ -734,13 +831,13 @@ class Resolver {
         default:
           assume(
               fmt::format("mixed precision in the ZeRO/Megatron/FSDP layout: {0} weights and "
-                          "gradients + fp32 master weights (PyTorch AMP keeps fp32 weights "
-                          "and gradients instead: about 2 B/param more at its peak)",
-                          to_string(w_.precision)));
+                          "gradients + fp32 master weights (torch.autocast keeps fp32 weights "
+                          "and gradients instead: {1} on)",
+                          to_string(w_.precision), flag("autocast")));
       }
     } else if (w_.task == Task::lora) {
-      assume(fmt::format("LoRA: frozen {} base; no adapter dropout",
-                         w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
+      assume(
+          fmt::format("LoRA: frozen {} base", w_.precision == Precision::fp32 ? "fp32" : "16-bit"));
     } else if (w_.task == Task::qlora) {
       assume(
           "QLoRA: NF4 block matrices, 16-bit embeddings, output layer and norms; each matrix "
