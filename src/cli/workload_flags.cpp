@@ -116,6 +116,10 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
                   "adamw, adamw-8bit, sgd or adafactor (default adamw)", "OPT"),
               names(workload::kOptimizerNames));
   opt(g, "--batch-size", f.batch_size, "Micro-batch per GPU (default 1; CNN 32)", "B");
+  opt(g, "--grad-accumulation", f.grad_accumulation,
+      "Micro-batches per optimizer step (default 1); more than one keeps the gradients alive "
+      "through every forward",
+      "N");
   opt(g, "--seq-len", f.seq_len,
       "Tokens per sample; inference: context length (default: preset's; fine-tuning 2048)", "S");
   opt(g, "--tokens", f.tokens, "Training tokens, e.g. 15T, 300B (inference: tokens generated)",
@@ -141,6 +145,16 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   set_choices(opt(s, "--master-weights", f.master_weights,
                   "fp32 or none (pure 16-bit full training)", "fp32|none"),
               std::vector<std::string>{"fp32", "none"});
+  set_choices(opt(s, "--autocast", f.autocast,
+                  "on or off: 16-bit full training under torch.autocast (fp32 weights and "
+                  "gradients, 16-bit casts, fp32 softmax and norms; default on for hf, axolotl, "
+                  "unsloth)",
+                  "on|off"),
+              std::vector<std::string>{"on", "off"});
+  opt(s, "--torch-version", f.torch_version,
+      "PyTorch release of the run (default: a current one); before 2.0 zero_grad() kept the "
+      "gradient buffers through the next forward",
+      "VERSION");
   set_choices(opt(s, "--optimizer-in-backward", f.optimizer_in_backward,
                   "on or off: step each parameter in backward, no gradient buffer", "on|off"),
               std::vector<std::string>{"on", "off"});
@@ -150,6 +164,8 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(s, "--lora-targets", f.lora_targets,
       "all-linear, attention, qv or a list of q,k,v,o,gate,up,down", "LIST");
   opt(s, "--lora-dtype", f.lora_dtype, "fp32 or bf16 adapters", "fp32|bf16");
+  opt(s, "--lora-dropout", f.lora_dropout,
+      "Adapter input dropout probability (default: the framework's; litgpt 0.05, others 0)", "P");
   opt(s, "--nf4-double-quant", f.nf4_double_quant,
       "on or off: QLoRA NF4 with double-quantised constants (4.127 or 4.5 bits)", "on|off");
   opt(s, "--bnb-version", f.bnb_version,
@@ -230,6 +246,7 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--precision", &f.precision},
       {"--optimizer", &f.optimizer},
       {"--batch-size", &f.batch_size},
+      {"--grad-accumulation", &f.grad_accumulation},
       {"--seq-len", &f.seq_len},
       {"--tokens", &f.tokens},
       {"--epochs", &f.epochs},
@@ -256,8 +273,20 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--ffn", &f.ffn},
       {"--vocab", &f.vocab},
       {"--flash-attention", &f.flash_attention},
-      {"--bnb-version", &f.bnb_version},
       {"--packed-doc-len", &f.packed_doc_len},
+      {"--goodput", &f.goodput},
+      {"--framework", &f.framework},
+      {"--loss", &f.loss},
+      {"--master-weights", &f.master_weights},
+      {"--autocast", &f.autocast},
+      {"--torch-version", &f.torch_version},
+      {"--optimizer-in-backward", &f.optimizer_in_backward},
+      {"--activation-offload", &f.activation_offload},
+      {"--lora-targets", &f.lora_targets},
+      {"--lora-dtype", &f.lora_dtype},
+      {"--lora-dropout", &f.lora_dropout},
+      {"--nf4-double-quant", &f.nf4_double_quant},
+      {"--bnb-version", &f.bnb_version},
   };
   std::vector<std::string> out;
   for (const auto& [name, value] : flags) {
@@ -292,6 +321,7 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
       named<Optimizer>(f.optimizer, "--optimizer", kOptimizerNames, parse_optimizer, diags);
   in.sharding = named<Sharding>(f.sharding, "--sharding", kShardingNames, parse_sharding, diags);
   in.batch_size = integer(f.batch_size, "--batch-size", diags);
+  in.grad_accumulation = integer(f.grad_accumulation, "--grad-accumulation", diags);
   in.seq_len = integer(f.seq_len, "--seq-len", diags);
   in.lora_rank = integer(f.lora_rank, "--lora-rank", diags);
   in.gpus = integer(f.gpus, "--gpus", diags);
@@ -333,6 +363,9 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
   in.nf4_double_quant = choice(f.nf4_double_quant, "--nf4-double-quant",
                                parse_switch(text(f.nf4_double_quant)), "on or off");
   in.bnb_version = f.bnb_version;
+  in.autocast = choice(f.autocast, "--autocast", parse_switch(text(f.autocast)), "on or off");
+  in.torch_version = f.torch_version;
+  in.lora_dropout = number(f.lora_dropout, "--lora-dropout", diags);
   in.flash_attention = choice(f.flash_attention, "--flash-attention",
                               parse_switch(text(f.flash_attention)), "on or off");
   in.lora_fp32 = choice(f.lora_dtype, "--lora-dtype", parse_fp32_or(text(f.lora_dtype), "bf16"),

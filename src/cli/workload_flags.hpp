@@ -18,7 +18,8 @@ struct WorkloadFlags {
       batch_size, seq_len, tokens, epochs, dataset_tokens, grad_checkpointing, sharding, gpu, gpus,
       lora_rank, mfu, memory_margin, goodput, framework, loss, master_weights,
       optimizer_in_backward, activation_offload, lora_targets, lora_dtype, nf4_double_quant,
-      bnb_version, packed_doc_len, flash_attention;
+      bnb_version, packed_doc_len, flash_attention, grad_accumulation, autocast, torch_version,
+      lora_dropout;
   std::optional<std::string> prompt_len, output_len, concurrency, kv_cache_precision, quant, engine,
       ep, attention_dp;
   std::optional<std::string> layers, hidden, heads, kv_heads, ffn, vocab;

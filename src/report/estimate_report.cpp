@@ -127,7 +127,10 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
       return fmt::format("frozen {} base + fp32 adapters", fp32 ? "fp32" : "16-bit");
     if (is_serving(w)) return serving_weights_note(w);
     if (w.task == Task::inference) return fp32 ? "fp32" : "16-bit";
-    return fmt::format("{}{}", fp32 ? "fp32" : "16-bit",
+    return fmt::format("{}{}",
+                       w.autocast ? "fp32 + 16-bit casts of the matrices (autocast)"
+                       : fp32     ? "fp32"
+                                  : "16-bit",
                        w.sharding >= Sharding::zero3 ? shard + " (ZeRO-3)" : "");
   }
   if (term == "master weights") {
@@ -138,7 +141,7 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
   if (term == "gradients") {
     if (m.gradients <= 0) return "";
     if (w.adapters()) return "adapters only";
-    return fmt::format("{}{}", fp32 ? "fp32" : "16-bit",
+    return fmt::format("{}{}", fp32 || w.autocast ? "fp32" : "16-bit",
                        w.sharding >= Sharding::zero2 ? shard + " (ZeRO-2)" : "");
   }
   if (term == "optimizer states") {

@@ -370,6 +370,25 @@ ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendat
   if (in.sharding || w.sharding != r.workload.sharding) {
     wl["sharding"] = workload::to_string(w.sharding);
   }
+  if (w.selective_checkpointing && !w.grad_checkpointing) wl["grad_checkpointing"] = "selective";
+  if (in.grad_accumulation) wl["grad_accumulation"] = *in.grad_accumulation;
+  // The training stack and its recipe settings, as given (the spec keys of
+  // parse_workload_json), so that the spec reproduces the estimate.
+  if (in.framework) wl["framework"] = workload::to_string(*in.framework);
+  if (in.loss) wl["loss"] = workload::to_string(*in.loss);
+  if (in.master_weights) wl["master_weights"] = *in.master_weights ? "fp32" : "none";
+  if (in.autocast) wl["autocast"] = *in.autocast;
+  if (in.torch_version) wl["torch_version"] = *in.torch_version;
+  if (in.optimizer_in_backward) wl["optimizer_in_backward"] = *in.optimizer_in_backward;
+  if (in.activation_offload) wl["activation_offload"] = *in.activation_offload;
+  if (in.lora_targets) wl["lora_targets"] = workload::lora_targets_text(*in.lora_targets);
+  if (in.lora_fp32) wl["lora_dtype"] = *in.lora_fp32 ? "fp32" : "bf16";
+  if (in.lora_dropout) wl["lora_dropout"] = *in.lora_dropout;
+  if (in.nf4_double_quant) wl["nf4_double_quant"] = *in.nf4_double_quant;
+  if (in.bnb_version) wl["bnb_version"] = *in.bnb_version;
+  if (in.packed_doc_len) wl["packed_doc_len"] = *in.packed_doc_len;
+  if (in.flash_attention) wl["flash_attention"] = *in.flash_attention;
+  if (in.goodput) wl["goodput"] = *in.goodput;
   if (in.mfu) wl["mfu"] = *in.mfu;
   if (in.memory_margin) wl["memory_margin"] = *in.memory_margin;
   if (in.arch.layers) wl["layers"] = *in.arch.layers;

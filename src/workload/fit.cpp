@@ -45,13 +45,17 @@ struct Evaluator {
   Evaluator(const Workload& wl, const catalog::Gpu& g) : w(wl), fp8_ok(g.tensor_tflops_fp8 > 0) {
     for (auto t : {Task::pretrain, Task::finetune, Task::lora, Task::qlora, Task::inference}) {
       const int rank = w.lora_rank > 0 ? w.lora_rank : k::kDefaultLoraRank;
-      counts[static_cast<std::size_t>(t)] = detail::counts_for(w.arch, t, rank, w.lora_targets);
+      counts[static_cast<std::size_t>(t)] =
+          detail::counts_for(w.arch, t, rank, w.lora_targets, w.fused_qkv);
     }
   }
 
   [[nodiscard]] MemoryBreakdown memory(const Plan& p) const {
     Settings s = detail::settings_of(w);
     s.checkpointing = p.checkpointing;
+    // A smaller micro-batch with accumulation keeps the gradients through the
+    // forwards of one step (as settings_of() of the fixed workload does).
+    if (p.batch < w.batch_size) s.grads_persist = true;
     s.batch = p.batch;
     if (p.precision != s.precision) s.quant = default_quant(p.precision, w.engine);
     s.precision = p.precision;

@@ -78,6 +78,7 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.precision = named<Precision>(r, "precision", kPrecisionNames, parse_precision);
   in.optimizer = named<Optimizer>(r, "optimizer", kOptimizerNames, parse_optimizer);
   in.batch_size = r.integer("batch_size", kIntMin, kIntMax, Need::optional);
+  in.grad_accumulation = r.integer("grad_accumulation", kIntMin, kIntMax, Need::optional);
   in.seq_len = r.integer("seq_len", kIntMin, kIntMax, Need::optional);
   in.lora_rank = r.integer("lora_rank", kIntMin, kIntMax, Need::optional);
   in.gpus = r.integer("gpus", kIntMin, kIntMax, Need::optional);
@@ -101,6 +102,9 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.lora_fp32 = switch_of(r, "lora_dtype", kLoraDtypeNames, true);
   in.nf4_double_quant = r.boolean("nf4_double_quant", Need::optional);
   in.bnb_version = r.string("bnb_version", Need::optional);
+  in.autocast = r.boolean("autocast", Need::optional);
+  in.torch_version = r.string("torch_version", Need::optional);
+  in.lora_dropout = r.number("lora_dropout", -kNumMax, kNumMax, Need::optional);
   in.packed_doc_len = r.integer("packed_doc_len", kIntMin, kIntMax, Need::optional);
   in.flash_attention = r.boolean("flash_attention", Need::optional);
   if (auto t = r.string("lora_targets", Need::optional)) {

@@ -1,6 +1,7 @@
 // Per-GPU memory, term by term. docs/estimation.md derives every formula;
 // the constants and their sources are in workload/constants.hpp.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -23,8 +24,9 @@ struct Adapted {
   double edges = 0;
   double matrices = 0;  ///< adapted matrices in all layers
   int per_token = 0;
+  double inputs = 0;  ///< Σ input widths of the adapted modules one token passes in a layer
 };
-Adapted adapted_edges(const Architecture& a, std::uint8_t t) {
+Adapted adapted_edges(const Architecture& a, std::uint8_t t, bool fused_qkv = false) {
   const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim());
   double attention = 0;
   int attention_count = 0;
@@ -70,6 +72,17 @@ Adapted adapted_edges(const Architecture& a, std::uint8_t t) {
   const auto [expert_e, expert_n] = ffn(d(a.expert_ffn));
   const auto [shared_e, shared_n] = ffn(d(a.shared_expert_ffn));
   Adapted r;
+  // Adapter inputs: q, k, v read the layer input (h), o the attention output,
+  // gate/up the MLP input (h each), down the FFN inner width. MLA's latent
+  // projections are taken at h, as the rest of its inputs are small.
+  const int qkv = std::popcount(static_cast<unsigned>(t & (kLoraQ | kLoraK | kLoraV)));
+  r.inputs = h * (fused_qkv ? (qkv > 0 ? 1 : 0) : qkv);
+  if ((t & kLoraO) != 0) r.inputs += a.mla() ? d(a.v_dim()) : q;
+  const double ffn_in = a.moe_layers() > 0 ? d(a.experts_per_token) : 1.0;
+  const double f = a.moe_layers() > 0 ? d(a.expert_ffn) : d(a.ffn);
+  if (a.gated_ffn && (t & kLoraGate) != 0) r.inputs += ffn_in * h;
+  if ((t & kLoraUp) != 0) r.inputs += ffn_in * h;
+  if ((t & kLoraDown) != 0) r.inputs += ffn_in * f;
   r.edges = d(a.layers) * attention + dense_l * dense_e;
   r.matrices = d(a.layers) * attention_count + dense_l * dense_n;
   r.per_token = attention_count + dense_n;
@@ -90,7 +103,9 @@ Settings settings_of(const Workload& w) {
   s.selective = w.selective_checkpointing;
   s.loss_bytes = w.loss_bytes;
   s.master_weights = w.master_weights;
-  s.grads_persist = w.grads_persist;
+  // Micro-batches accumulating into one step keep the gradients through every
+  // forward (fit's micro-batch change sets the accumulation).
+  s.grads_persist = w.grads_persist || w.grad_accumulation > 1;
   s.optimizer_in_backward = w.optimizer_in_backward;
   s.activation_offload = w.activation_offload;
   s.lora_fp32 = w.lora_fp32;
@@ -98,6 +113,9 @@ Settings settings_of(const Workload& w) {
   s.bnb_keeps_inputs = w.bnb_keeps_inputs;
   s.keeps_previous_step = w.keeps_previous_step;
   s.quantize_output_layer = w.quantize_output_layer;
+  s.autocast = w.autocast;
+  s.lora_dropout = w.lora_dropout;
+  s.expands_gqa_kv = w.expands_gqa_kv;
   s.prompt = w.prompt_len;
   s.output = w.output_len;
   s.kv_bytes = w.kv_precision == KvPrecision::automatic && w.precision == Precision::fp32
@@ -114,7 +132,8 @@ double nf4_bits(bool double_quant) {
   return double_quant ? k::kNf4BitsPerParam : k::kNf4BitsNoDoubleQuant;
 }
 
-ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t lora_targets) {
+ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t lora_targets,
+                       bool fused_qkv) {
   ParamCounts c;
   c.total = a.params;
   if (a.kind == catalog::ModelKind::cnn) {
@@ -143,8 +162,9 @@ ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t 
       h * std::max({attn, dense_ffn ? d(a.ffn) : 0.0, d(a.expert_ffn), d(a.shared_expert_ffn)});
   c.largest_param = std::max(c.largest_matrix, d(a.vocab) * h);
   if (task == Task::lora || task == Task::qlora) {
-    const auto adapted = adapted_edges(a, lora_targets);
+    const auto adapted = adapted_edges(a, lora_targets, fused_qkv);
     c.adapters = d(rank) * adapted.edges;
+    c.dropout_inputs = adapted.inputs;
     c.trainable = c.adapters;
     c.adapted_matrices = adapted.per_token;
     // A (r × d_in) and B (d_out × r): rows + columns of each.
@@ -159,9 +179,15 @@ ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t 
   return c;
 }
 
-double layer_activation_bytes(const Architecture& a, double seq, double batch, bool flash) {
-  const double h = d(a.hidden), q = d(a.q_dim()), kv = d(a.kv_dim()), f = a.active_ffn();
-  double per_token = k::kActHidden * h + (a.gated_ffn ? k::kActFfnGated : k::kActFfnGelu) * f;
+double layer_activation_bytes(const Architecture& a, double seq, double batch, bool flash,
+                              ActLayout layout) {
+  const double h = d(a.hidden), q = d(a.q_dim()), f = a.active_ffn();
+  // K and V repeated to every query head are copies (reshape of an expand).
+  const double kv = layout.expanded_kv ? std::max(q, d(a.kv_dim())) : d(a.kv_dim());
+  const double hidden = layout.autocast ? k::kAmpActQkvCasts + k::kAmpActMasks + k::kAmpActNorms +
+                                              k::kAmpActFfnInputCast * (a.gated_ffn ? 2 : 1)
+                                        : k::kActHidden;
+  double per_token = hidden * h + (a.gated_ffn ? k::kActFfnGated : k::kActFfnGelu) * f;
   if (a.mla()) {
     // Queries and keys are qk_dim wide, values and the attention output v_dim
     // (2 B each, as kActQ/kActKv count them), plus the inputs of q_b_proj and
@@ -180,7 +206,10 @@ double layer_activation_bytes(const Architecture& a, double seq, double batch, b
   }
   double bytes = seq * batch * per_token;
   // Windowed layers store scores for the keys inside the window only.
-  if (!flash) bytes += k::kActScores * d(a.heads) * seq * a.attended(seq) * batch;
+  if (!flash) {
+    bytes += (layout.autocast ? k::kAmpActScores : k::kActScores) * d(a.heads) * seq *
+             a.attended(seq) * batch;
+  }
   return bytes;
 }
 
@@ -254,6 +283,8 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
     const double sb = d(s.seq) * d(s.batch);
     const double act_scale = fp32 ? 2.0 : 1.0;
     const bool adapters = s.task == Task::lora || s.task == Task::qlora;
+    // Autocast's layout applies to full training in 16-bit (fit may change the task).
+    const bool amp = s.autocast && !adapters && !fp32 && s.precision != Precision::fp8;
     if (adapters) {
       const bool q = s.task == Task::qlora;
       const double ab = s.lora_fp32 ? k::kLoraAdapterBytes : k::kQloraAdapterBytes;
@@ -271,6 +302,15 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       m.weights = base + c.adapters * ab;
       m.gradients = c.adapters * ab;
       m.optimizer = optimizer_bytes(c, s.optimizer, s.lora_fp32);
+    } else if (amp) {
+      // torch.autocast trains the fp32 weights (fp32 gradients and states); each
+      // matrix's 16-bit cast is cached for the forward and saved by its matmul
+      // for backward, so all of them are alive when backward starts. Embedding
+      // and norms are not autocast ops: no copies.
+      m.weights = c.total * k::kWeight32 + c.linear * k::kWeight16;
+      const double grad_params = s.optimizer_in_backward ? c.largest_param : c.total;
+      m.gradients = grad_params * k::kGrad32;
+      m.optimizer = optimizer_bytes(c, s.optimizer, true);
     } else {
       const bool master = s.master_weights && !fp32;
       m.weights = c.total * (fp32 ? k::kWeight32 : k::kWeight16);
@@ -301,8 +341,10 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
       temporaries += k::kDdpBucketBytes;
     }
 
-    const double layer = layer_activation_bytes(a, d(s.seq), d(s.batch), a.flash_attention);
-    const double checkpoint = k::kActCheckpoint * sb * d(a.hidden);
+    const double layer = layer_activation_bytes(a, d(s.seq), d(s.batch), a.flash_attention,
+                                                {.autocast = amp, .expanded_kv = s.expands_gqa_kv});
+    // Under autocast the residual stream, and so each layer's kept input, is fp32.
+    const double checkpoint = k::kActCheckpoint * sb * d(a.hidden) * (amp ? 2.0 : 1.0);
     const double L = d(a.layers);
     double act = 0;
     if (s.activation_offload) {
@@ -323,9 +365,13 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
     // and their gradient: the peak holds the larger of the two, not the sum.
     if (s.checkpointing) apart_from_logits = layer * act_scale;
     if (adapters) {
-      // x·A of every adapted matrix (r values per token, 16-bit).
-      m.activations += 2.0 * sb * d(s.rank) * c.adapted_matrices *
-                       (s.checkpointing || s.activation_offload ? 1.0 : L);
+      // x·A of every adapted matrix (r values per token, 16-bit), and with
+      // adapter dropout each adapted input's mask and dropped copy.
+      const double stored_layers = s.checkpointing || s.activation_offload ? 1.0 : L;
+      m.activations += 2.0 * sb * d(s.rank) * c.adapted_matrices * stored_layers;
+      if (s.lora_dropout > 0) {
+        m.activations += k::kLoraDropoutBytes * sb * c.dropout_inputs * stored_layers;
+      }
     }
     m.activations += bnb_kept_input_bytes(a, s);
     m.logits = s.loss_bytes * sb * d(a.vocab);
@@ -356,7 +402,7 @@ MemoryBreakdown memory(const Architecture& a, const ParamCounts& c, const Settin
 }  // namespace detail
 
 void update_counts(Workload& w) {
-  w.counts = detail::counts_for(w.arch, w.task, w.lora_rank, w.lora_targets);
+  w.counts = detail::counts_for(w.arch, w.task, w.lora_rank, w.lora_targets, w.fused_qkv);
 }
 
 MemoryBreakdown memory_per_gpu(const Workload& w, const catalog::Gpu& gpu, int gpus) {

@@ -31,6 +31,9 @@ struct Settings {
   bool bnb_keeps_inputs = false;
   bool keeps_previous_step = false;
   bool quantize_output_layer = false;
+  bool autocast = false;        ///< Workload::autocast (applies to full training)
+  double lora_dropout = 0;      ///< Workload::lora_dropout
+  bool expands_gqa_kv = false;  ///< Workload::expands_gqa_kv
   // Serving (inference): seq = prompt + output.
   int prompt = 0;
   int output = 0;
@@ -79,6 +82,9 @@ void resolve_expert_layout(const WorkloadInput& in, Workload& w, const Origin& o
 /// where the framework quantises it (an untied one; a tied one is the embedding).
 [[nodiscard]] double qlora_quantised_params(const Architecture& a, const ParamCounts& c,
                                             bool output_layer);
+/// Whether a release ("0.42.0", "1.13.1+cu117", "2.1") is older than `release`
+/// (MAJOR.MINOR.PATCH); nullopt when the text is not a version.
+[[nodiscard]] std::optional<bool> version_before(std::string_view version, const int (&release)[3]);
 /// Whether a bitsandbytes release ("0.42.0", "0.43.1.dev0") keeps MatMul4Bit's
 /// input (before 0.43.2); nullopt when the text is not a version.
 [[nodiscard]] std::optional<bool> bnb_keeps_inputs(std::string_view version);
@@ -90,16 +96,24 @@ void resolve_expert_layout(const WorkloadInput& in, Workload& w, const Origin& o
 
 /// Parameter counts of `arch` for a task (adapters at `rank`) and optimizer.
 [[nodiscard]] ParamCounts counts_for(const Architecture& arch, Task task, int rank,
-                                     std::uint8_t lora_targets);
+                                     std::uint8_t lora_targets, bool fused_qkv = false);
 
 /// Per-GPU memory; `fp8_ok` says whether the GPU has FP8 tensor cores.
 [[nodiscard]] MemoryBreakdown memory(const Architecture& arch, const ParamCounts& c,
                                      const Settings& s, bool fp8_ok, int gpus);
 
-/// Stored activations of one transformer layer, 16-bit, bytes (Korthikanti et al.
-/// 2022 generalised to GQA and gated FFNs); `flash` drops the 5·a·s²·b term.
+/// How a layer stores its activations: 16-bit, or torch.autocast's mixed layout
+/// (k::kAmpAct*); K and V expanded to every query head (LitGPT) or not.
+struct ActLayout {
+  bool autocast = false;
+  bool expanded_kv = false;
+};
+
+/// Stored activations of one transformer layer, bytes (Korthikanti et al. 2022
+/// generalised to GQA and gated FFNs; 16-bit unless `layout.autocast`); `flash`
+/// drops the a·s²·b term.
 [[nodiscard]] double layer_activation_bytes(const Architecture& a, double seq, double batch,
-                                            bool flash);
+                                            bool flash, ActLayout layout = {});
 
 /// Parameters of a transformer from its shape (used when the shape comes from flags).
 [[nodiscard]] double params_from_shape(const Architecture& a);

@@ -22,7 +22,7 @@ double qlora_quantised_params(const Architecture& a, const ParamCounts& c, bool 
   return c.linear + (output_layer_quantised(a, output_layer) ? d(a.vocab) * d(a.hidden) : 0);
 }
 
-std::optional<bool> bnb_keeps_inputs(std::string_view version) {
+std::optional<bool> version_before(std::string_view version, const int (&release)[3]) {
   // MAJOR.MINOR[.PATCH], anything after the third number ignored (".dev0").
   int parts[3] = {0, 0, 0};
   std::size_t pos = 0;
@@ -49,9 +49,13 @@ std::optional<bool> bnb_keeps_inputs(std::string_view version) {
     if (!ok) return std::nullopt;
   }
   for (int i = 0; i < 3; ++i) {
-    if (parts[i] != k::kBnbInputsFixedIn[i]) return parts[i] < k::kBnbInputsFixedIn[i];
+    if (parts[i] != release[i]) return parts[i] < release[i];
   }
   return false;
+}
+
+std::optional<bool> bnb_keeps_inputs(std::string_view version) {
+  return version_before(version, k::kBnbInputsFixedIn);
 }
 
 double bnb_kept_input_bytes(const Architecture& a, const Settings& s) {

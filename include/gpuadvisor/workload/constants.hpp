@@ -52,6 +52,11 @@ inline constexpr double kDequantWriteBytes = 2;
 /// freed. Fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless
 /// buffered activation", commit 9e75374, first released in 0.43.2).
 inline constexpr int kBnbInputsFixedIn[3] = {0, 43, 2};
+/// PyTorch 2.0 made set_to_none=True the default of Optimizer.zero_grad and
+/// Module.zero_grad (2.0 release notes, backwards-incompatible changes); before
+/// it zero_grad() zeroed the gradient buffers in place, so they lived through
+/// the next forward.
+inline constexpr int kTorchSetToNoneIn[3] = {2, 0, 0};
 inline constexpr double kQloraAdapterBytes = 2;
 inline constexpr double kLoraAdapterBytes = 4;
 inline constexpr int kDefaultLoraRank = 16;
@@ -76,6 +81,24 @@ inline constexpr double kActFfnGated = 6;
 inline constexpr double kActScores = 5;  ///< 5·a·s²·b: scores, softmax, dropout mask
 /// Full recompute: the 16-bit input of every layer (2·s·b·h) is kept.
 inline constexpr double kActCheckpoint = 2;
+/// torch.autocast (aten/src/ATen/autocast_mode.cpp; PyTorch "Autocast Op
+/// Reference"): the residual stream stays fp32 (embedding is not autocast, and
+/// fp32 + 16-bit adds promote), so every matmul casts its input again
+/// (cached_cast caches only leaf weights): q, k and v each save their own 2 B
+/// copy (6h), the MLP's input matmuls one each (2h, a gated FFN's gate and up
+/// 4h); layer_norm is on the fp32 list and saves its fp32 input (4h per norm);
+/// the two dropout masks stay 1 B (2h). The rest is as kActQ/kActKv/kActFfn*.
+inline constexpr double kAmpActQkvCasts = 6;
+inline constexpr double kAmpActFfnInputCast = 2;  ///< per input matmul of the FFN
+inline constexpr double kAmpActNorms = 8;         ///< two fp32 norm inputs
+inline constexpr double kAmpActMasks = 2;         ///< attention-output and MLP dropout masks
+/// Eager attention under autocast: softmax runs and saves its output in fp32
+/// (4), its dropout mask (1) and the AV matmul's 16-bit cast of the dropped
+/// probabilities (2): 7·a·s²·b.
+inline constexpr double kAmpActScores = 7;
+/// LoRA dropout: its 1 B mask and the dropped 16-bit input (saved by lora_A's
+/// matmul), per element of each adapted module's input.
+inline constexpr double kLoraDropoutBytes = 3;
 /// Loss memory per logit (s·b·V) by implementation; the standard loss's bytes
 /// depend on the framework (framework.cpp). Chunked (torchtune
 /// CEWithChunkedOutputLoss, LitGPT chunked_cross_entropy): the bf16 logits of

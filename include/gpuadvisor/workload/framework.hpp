@@ -63,6 +63,13 @@ struct Profile {
   bool keeps_previous_step;
   /// QLoRA quantises the output layer too (every nn.Linear is replaced).
   bool quantizes_output_layer;
+  /// 16-bit full training runs under torch.autocast (fp32 weights, cast copies).
+  bool autocast;
+  double lora_dropout;  ///< the recipes' adapter dropout probability
+  /// Grouped-query K and V are expanded to every query head (materialised
+  /// copies) before scaled_dot_product_attention saves them.
+  bool expands_gqa_kv;
+  bool fused_qkv;  ///< q, k and v are one nn.Linear (LitGPT's `attn`)
   std::string_view source;
 };
 

@@ -193,6 +193,7 @@ struct WorkloadInput {
   std::optional<Precision> precision;               ///< default bf16 (fp16 on GPUs without BF16)
   std::optional<Optimizer> optimizer;               ///< default adamw
   std::optional<std::int64_t> batch_size;           ///< micro-batch per GPU; default 1
+  std::optional<std::int64_t> grad_accumulation;    ///< micro-batches per optimizer step
   std::optional<std::int64_t> seq_len;     ///< tokens per sample (inference: context length)
   std::optional<std::int64_t> lora_rank;   ///< LoRA/QLoRA rank; default 16
   std::optional<std::int64_t> gpus;        ///< data-parallel GPUs; default 1
@@ -205,6 +206,9 @@ struct WorkloadInput {
   std::optional<Framework> framework;  ///< default: megatron for pretrain, hf otherwise
   std::optional<Loss> loss;
   std::optional<bool> master_weights;          ///< fp32 master copy (full training)
+  std::optional<bool> autocast;                ///< torch.autocast: fp32 weights, 16-bit casts
+  std::optional<std::string> torch_version;    ///< PyTorch release (zero_grad's default)
+  std::optional<double> lora_dropout;          ///< adapter input dropout probability
   std::optional<bool> optimizer_in_backward;   ///< step fused into backward: no gradient buffer
   std::optional<bool> activation_offload;      ///< saved activations moved to host memory
   std::optional<std::uint8_t> lora_targets;    ///< LoraTarget bits
@@ -258,6 +262,9 @@ struct ParamCounts {
   double largest_matrix = 0;  ///< biggest single weight matrix (QLoRA dequantisation buffer)
   double largest_param = 0;   ///< biggest parameter tensor (embedding or a matrix)
   int adapted_matrices = 0;   ///< LoRA-adapted matrices per layer
+  /// Σ input widths of a layer's adapted modules (what adapter dropout copies);
+  /// a fused q/k/v projection (LitGPT) is one module.
+  double dropout_inputs = 0;
 };
 
 /// A fully resolved workload: every setting has a value, and every default used
@@ -284,6 +291,12 @@ struct Workload {
   double loss_bytes = 8;  ///< bytes per logit (s·b·V) the loss holds at its peak
   bool master_weights = true;
   bool grads_persist = false;  ///< gradient buffers kept across steps (else freed by zero_grad)
+  /// Full training under torch.autocast: fp32 weights and gradients, 16-bit
+  /// casts of each matrix, fp32 softmax and norm inputs (layer_activation_bytes).
+  bool autocast = false;
+  double lora_dropout = 0;      ///< dropout on each adapter's input (its mask and output kept)
+  bool expands_gqa_kv = false;  ///< K and V repeated to every query head before attention
+  bool fused_qkv = false;       ///< q, k and v are one module (one adapter dropout)
   bool optimizer_in_backward = false;
   bool activation_offload = false;
   std::uint8_t lora_targets = kLoraAllLinear;
