@@ -10,7 +10,9 @@ namespace gpuadvisor::search {
 namespace {
 
 struct Entry {
-  Candidate c;
+  /// Its plan (the workload estimate) is attached when first needed: at
+  /// once where the objective ranks by it, else on a tie or when taken.
+  mutable Candidate c;
   bool exact = false;
   std::size_t gpu = 0;
 };
@@ -199,7 +201,19 @@ Cents Searcher::Impl::lower_bound(std::size_t i, int n) {
 
 std::vector<Candidate> Searcher::Impl::run(Objective objective, Cents budget, int top,
                                            bool prefer_clean) {
-  auto worse = [objective](const Entry& a, const Entry& b) {
+  // By cost, groups rank by price before time: a group's plan (fit() over
+  // its count) is only worked out for a tie or when the group is taken, as
+  // cheapest() ranks every group at any price.
+  const bool lazy = objective == Objective::cost;
+  auto attach = [this](const Entry& e) {
+    if (e.c.plan == nullptr) {
+      e.c.plan = &ctx.plan(*gpus[e.gpu], e.c.choice.gpus, plan_keys[e.gpu]);
+    }
+  };
+  auto worse = [&](const Entry& a, const Entry& b) {
+    if (lazy && a.c.price != b.c.price) return a.c.price > b.c.price;
+    attach(a);
+    attach(b);
     return ranks_before(b.c, a.c, objective);
   };
   std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> heap(worse);
@@ -215,13 +229,15 @@ std::vector<Candidate> Searcher::Impl::run(Objective objective, Cents budget, in
       }
       const Cents lb = lower_bound(i, n);
       if (lb > budget) continue;
-      const GpuPlan& plan = ctx.plan(g, n, plan_keys[i]);
-      if ((plan.violations & err) != 0) continue;
       Entry e;
+      if (!lazy) {
+        const GpuPlan& plan = ctx.plan(g, n, plan_keys[i]);
+        if ((plan.violations & err) != 0) continue;
+        e.c.plan = &plan;
+      }
       e.c.choice.gpu = &g;
       e.c.choice.gpus = n;
       e.c.price = lb;
-      e.c.plan = &plan;
       e.gpu = i;
       heap.push(e);
       ++stats.groups;
@@ -235,6 +251,8 @@ std::vector<Candidate> Searcher::Impl::run(Objective objective, Cents budget, in
       out.push_back(e.c);
       continue;
     }
+    attach(e);
+    if ((e.c.plan->violations & err) != 0) continue;
     const Gpu& g = *e.c.choice.gpu;
     const int n = e.c.choice.gpus;
     const Completion* comp = &completion(e.gpu, n);
