@@ -182,9 +182,18 @@ Searcher::Impl::Impl(const Context& c, const Constraints& k, RuleMask extra, Imp
   } else {
     merge_parts();
   }
+  std::unordered_map<std::string, int> plat_fit;
   for (const Platform* pl : platforms) {
     PlatInfo info;
     info.p = pl;
+    // What PLAT001-PLAT003, PLAT006 and RISK006 read of a platform.
+    info.fit = plat_fit
+                   .try_emplace(Key()(static_cast<int>(pl->kind), pl->gpu_form_factors,
+                                      pl->baseboard, pl->max_gpus, pl->max_gpu_slot_width,
+                                      pl->max_gpu_length_mm, pl->gpu_counts)
+                                    .str(),
+                                static_cast<int>(plat_fit.size()))
+                   .first->second;
     info.price = to_cents(pl->price.usd);
     if (pl->included_psu) {
       info.included = ctx.included_psu(*pl);
@@ -198,6 +207,8 @@ Searcher::Impl::Impl(const Context& c, const Constraints& k, RuleMask extra, Imp
     info.min_cooling = min_cooling(info);
     plats.push_back(std::move(info));
   }
+  plat_fits = plat_fit.size();
+  hold_memo.resize(lower_bounds.size() * static_cast<std::size_t>(max_n + 1));
   stats.unique_parts = cpus.size() + cpu_coolers.size() + mems.size() + stos.size() + psus.size() +
                        cooler_count + plats.size() + gpus.size();
   if (cons.clean_margin && extra == 0 && ctx.avoidable_warnings() != 0) {
@@ -228,8 +239,10 @@ void Searcher::Impl::merge_parts() {
     plan_keys.push_back(std::move(plan));
     gpu_sku.push_back(
         skus.try_emplace(std::move(key), static_cast<int>(skus.size())).first->second);
-    const std::string fit =
-        Key()(static_cast<int>(g->form_factor), g->baseboard, g->slot_width, g->length_mm).str();
+    // What PLAT001-PLAT003, PLAT006 and RISK006 read of a GPU.
+    const std::string fit = Key()(static_cast<int>(g->form_factor), g->baseboard, g->slot_width,
+                                  g->length_mm, g->vendor, static_cast<int>(g->market))
+                                .str();
     gpu_fit.push_back(fits.try_emplace(fit, static_cast<int>(fits.size())).first->second);
   }
   lower_bounds.assign(fits.size(), std::vector<Cents>(static_cast<std::size_t>(max_n) + 1, -1));

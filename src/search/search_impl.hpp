@@ -115,6 +115,7 @@ struct PlatInfo {
   const std::vector<CoolOpt>* cooling = nullptr;
   Cents min_cooling = 0;  ///< lower bound of the cooling part's price
   Cents min_memory = 0;   ///< cheapest memory for MEM001 alone
+  int fit = 0;            ///< id of what the rules of holds() read of the platform
 };
 
 /// The cheapest completion of a (GPU, count) group: every part but the GPUs.
@@ -181,7 +182,7 @@ struct Searcher::Impl {
   std::vector<const catalog::Architecture*> archs;  ///< of each GPU
   std::vector<std::string> plan_keys;               ///< plan_key() of each GPU (plans)
   std::vector<int> gpu_sku;                         ///< id of each GPU's gpu_key() (completions)
-  std::vector<int> gpu_fit;                         ///< id of what PLAT001-PLAT003 read of each GPU
+  std::vector<int> gpu_fit;                         ///< id of what holds()' rules read of each GPU
   std::vector<std::vector<Cents>> lower_bounds;     ///< [gpu_fit][count]: platform part
   std::vector<const Cpu*> cpus;
   std::vector<const CpuCooler*> cpu_coolers;
@@ -211,7 +212,7 @@ struct Searcher::Impl {
   Impl(const Context& c, const Constraints& k, RuleMask extra = 0, Impl* parent_search = nullptr);
 
   /// The cheapest listing of each SKU of every category (what the rules read
-  /// of a part is its SKU), GPUs grouped by SKU and by what PLAT001-PLAT003
+  /// of a part is its SKU), GPUs grouped by SKU and by what holds()' rules
   /// read of them.
   void merge_parts();
 
@@ -319,6 +320,11 @@ struct Searcher::Impl {
   mutable rules::Build hold_build;  ///< holds()' scratch: partial(), reused
   mutable const rules::Site* hold_site = nullptr;
   mutable const Stage* hold_stage = nullptr;
+  /// holds() by GPU fit and count (gpu_fit[i] * (max_n + 1) + n), then
+  /// PlatInfo::fit: 1 holds, 0 not, -1 not decided yet. Listings and
+  /// variants that differ in nothing those rules read share one decision.
+  mutable std::vector<std::vector<std::int8_t>> hold_memo;
+  std::size_t plat_fits = 0;  ///< distinct PlatInfo::fit ids
 
   // --- Exact completion -----------------------------------------------------
 

@@ -44,6 +44,11 @@ const std::vector<std::pair<Cents, std::size_t>>& Searcher::Impl::platform_order
 }
 
 bool Searcher::Impl::holds(const PlatInfo& info, std::size_t i, int n) const {
+  auto& row = hold_memo[static_cast<std::size_t>(gpu_fit[i]) * static_cast<std::size_t>(max_n + 1) +
+                        static_cast<std::size_t>(n)];
+  if (row.empty()) row.assign(plat_fits, -1);
+  std::int8_t& memo = row[static_cast<std::size_t>(info.fit)];
+  if (memo >= 0) return memo != 0;
   // Asked for thousands of (platform, GPU) pairs: one scratch build, so
   // that no site or name is copied into a fresh Build each time.
   rules::Build& b = hold_build;
@@ -61,7 +66,9 @@ bool Searcher::Impl::holds(const PlatInfo& info, std::size_t i, int n) const {
   if (hold_stage == nullptr) {
     hold_stage = &stage(rules::part::gpu | rules::part::platform, rules::part::platform);
   }
-  return hold_stage->ok(b, ctx.inputs());
+  const bool ok = hold_stage->ok(b, ctx.inputs());
+  memo = ok ? 1 : 0;
+  return ok;
 }
 
 void Searcher::Impl::complete(const PlatInfo& info, const Gpu& g, int n, Completion& best) {

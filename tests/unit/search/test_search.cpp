@@ -88,3 +88,49 @@ TEST_CASE("search finds exactly the oracle's top builds on random catalogs", "[s
   CHECK(nonempty > 40);
   CHECK(over_budget > 45);
 }
+
+TEST_CASE("which platforms hold a GPU is decided apart for cards that differ in RISK006 only",
+          "[search]") {
+  // The search memoizes holds() by what PLAT001-PLAT003, PLAT006 and RISK006
+  // read of a GPU and a platform. Every card gets a twin that differs in its
+  // market alone (same form factor, baseboard, slots and length): with
+  // RISK006 an error and rack servers only, a GeForce card is never built
+  // and its data-center twin is, or the other way round.
+  int nonempty = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    search::Rng r(seed * 104729);
+    auto cat = test::random_catalog(r);
+    const std::size_t cards = cat.gpus.size();
+    for (std::size_t i = 0; i < cards; ++i) {
+      catalog::Gpu twin = cat.gpus[i];
+      twin.id += "-twin";
+      twin.market = twin.market == catalog::GpuMarket::consumer ? catalog::GpuMarket::datacenter
+                                                                : catalog::GpuMarket::consumer;
+      cat.gpus.push_back(twin);
+    }
+    rules::RuleSet rs = rules::embedded_rule_set();
+    for (auto& info : rs.rules) {
+      if (info.id == "RISK006") info.severity = rules::Severity::error;
+    }
+    const auto w = random_workload(r, cat);
+    const search::Context ctx(cat, rs, w, rules::Site{}, rules::DataPlan{});
+    search::Constraints cons;
+    cons.budget = search::to_cents(1e6);
+    cons.objective = search::Objective::cost;
+    cons.top = 6;
+    cons.kind = catalog::PlatformKind::rack;
+    const auto got = search::search(ctx, cons).builds;
+    const auto want = test::oracle(ctx, cons);
+    INFO("seed " << seed);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].choice.gpu->id == want[i].choice.gpu->id);
+      CHECK(got[i].choice.gpus == want[i].choice.gpus);
+      CHECK(got[i].price == want[i].price);
+      const auto& g = *got[i].choice.gpu;
+      CHECK_FALSE((g.vendor == "nvidia" && g.market == catalog::GpuMarket::consumer));
+    }
+    if (!got.empty()) ++nonempty;
+  }
+  CHECK(nonempty > 10);
+}
