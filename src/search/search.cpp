@@ -174,6 +174,10 @@ Searcher::Impl::Impl(const Context& c, const Constraints& k, RuleMask extra, Imp
     cpu_coolers = parent->cpu_coolers;
     mems = parent->mems;
     stos = parent->stos;
+    mem_fit = parent->mem_fit;
+    sto_fit = parent->sto_fit;
+    mem_fits = parent->mem_fits;
+    sto_fits = parent->sto_fits;
     psus = parent->psus;
     cooling_tower = parent->cooling_tower;
     cooling_rack = parent->cooling_rack;
@@ -250,6 +254,18 @@ void Searcher::Impl::merge_parts() {
   cpu_coolers = unique_parts(cat.cpu_coolers, cpu_cooler_key);
   mems = unique_parts(cat.memory, memory_key);
   stos = unique_parts(cat.storage, storage_key);
+  std::unordered_map<std::string, int> ids;
+  for (const MemoryKit* m : mems) {
+    const std::string k = Key()(m->type, m->registered, m->modules, m->capacity_gb).str();
+    mem_fit.push_back(ids.try_emplace(k, static_cast<int>(ids.size())).first->second);
+  }
+  mem_fits = ids.size();
+  ids.clear();
+  for (const Storage* s : stos) {
+    const std::string k = Key()(static_cast<int>(s->type), s->form, s->capacity_tb).str();
+    sto_fit.push_back(ids.try_emplace(k, static_cast<int>(ids.size())).first->second);
+  }
+  sto_fits = ids.size();
   psus = unique_parts(cat.psus, psu_key);
   const auto coolers = unique_parts(cat.cooling, cooling_key);
   cooler_count = coolers.size();

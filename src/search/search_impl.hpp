@@ -188,6 +188,11 @@ struct Searcher::Impl {
   std::vector<const CpuCooler*> cpu_coolers;
   std::vector<const MemoryKit*> mems;
   std::vector<const Storage*> stos;
+  /// Id of what the memory rules read of each kit (type, registered, modules,
+  /// capacity) and the storage rules of each drive (type, form, capacity):
+  /// parts with one id share their smallest count in the option tables.
+  std::vector<int> mem_fit, sto_fit;
+  std::size_t mem_fits = 0, sto_fits = 0;
   std::vector<const Psu*> psus;
   std::vector<const Platform*> platforms;  ///< unique and allowed
   std::size_t cooler_count = 0;            ///< unique cooling parts

@@ -165,13 +165,19 @@ std::vector<StoOpt> Searcher::Impl::storage_options(const Platform& pl) const {
   b.storage.resize(1);
   const rules::Parts chosen = rules::part::platform | rules::part::storage;
   const Stage& st = stage(chosen, rules::part::storage);
-  for (const Storage* s : stos) {
+  // The smallest count per sto_fit id (-1: not tried yet, 0: none passes).
+  std::vector<int> smallest(sto_fits, -1);
+  for (std::size_t k = 0; k < stos.size(); ++k) {
+    const Storage* s = stos[k];
     const bool nvme = s->type == catalog::StorageType::nvme;
-    for (int j = 1; j <= bound; ++j) {
+    int& at = smallest[static_cast<std::size_t>(sto_fit[k])];
+    for (int j = 1; at < 0 && j <= bound; ++j) {
       b.storage[0] = {s, j};
-      if (!st.ok(b, ctx.inputs())) continue;
+      if (st.ok(b, ctx.inputs())) at = j;
+    }
+    if (at < 0) at = 0;
+    if (const int j = at; j > 0) {
       opts.push_back({s, j, j * to_cents(s->price.usd), item(j, s->power_w), nvme ? j : 0});
-      break;
     }
   }
   // Pareto front over (price, power, NVMe drives: lanes).
@@ -239,12 +245,18 @@ std::vector<MemOpt> Searcher::Impl::memory_options(const Platform& pl, const Gpu
     chosen |= rules::part::cpu;
   }
   const Stage& st = stage(chosen, rules::part::memory);
-  for (const MemoryKit* m : mems) {
-    for (int q = 1; q <= pl.memory_slots; ++q) {
+  // The smallest count per mem_fit id (-1: not tried yet, 0: none passes).
+  std::vector<int> smallest(mem_fits, -1);
+  for (std::size_t k = 0; k < mems.size(); ++k) {
+    const MemoryKit* m = mems[k];
+    int& at = smallest[static_cast<std::size_t>(mem_fit[k])];
+    for (int q = 1; at < 0 && q <= pl.memory_slots; ++q) {
       b.memory = {m, q};
-      if (!st.ok(b, ctx.inputs())) continue;
+      if (st.ok(b, ctx.inputs())) at = q;
+    }
+    if (at < 0) at = 0;
+    if (const int q = at; q > 0) {
       opts.push_back({m, q, q * to_cents(m->price.usd), item(q, m->power_w)});
-      break;
     }
   }
   return pareto(std::move(opts));

@@ -134,3 +134,49 @@ TEST_CASE("which platforms hold a GPU is decided apart for cards that differ in 
   }
   CHECK(nonempty > 10);
 }
+
+TEST_CASE("memory kits and drives that differ in power and price only share their counts",
+          "[search]") {
+  // The memory and storage tables find each kit's and drive's smallest count
+  // once per what their rules read of it (type, registered, modules and
+  // capacity; type, form and capacity). Every kit and drive of random
+  // catalogs gets a twin that draws more or less power at another price (as
+  // the synthetic catalogs' distinct listings do): the search must still
+  // find exactly the oracle's builds.
+  int nonempty = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    search::Rng r(seed * 7727);
+    auto cat = test::random_catalog(r);
+    const std::size_t kits = cat.memory.size(), drives = cat.storage.size();
+    for (std::size_t i = 0; i < kits; ++i) {
+      catalog::MemoryKit twin = cat.memory[i];
+      twin.id += "-twin";
+      twin.power_w = twin.power_w * r.uniform(0.5, 1.5) + 0.1;
+      twin.price.usd = std::round(twin.price.usd * r.uniform(0.8, 1.2));
+      cat.memory.push_back(twin);
+    }
+    for (std::size_t i = 0; i < drives; ++i) {
+      catalog::Storage twin = cat.storage[i];
+      twin.id += "-twin";
+      twin.power_w = twin.power_w * r.uniform(0.5, 1.5) + 0.1;
+      twin.price.usd = std::round(twin.price.usd * r.uniform(0.8, 1.2));
+      cat.storage.push_back(twin);
+    }
+    const auto rs = random_rules(r);
+    const auto w = random_workload(r, cat);
+    const search::Context ctx(cat, rs, w, random_site(r), rules::DataPlan{});
+    auto cons = random_constraints(r);
+    cons.budget = search::to_cents(1e6);
+    const auto got = search::search(ctx, cons).builds;
+    const auto want = test::oracle(ctx, cons);
+    INFO("seed " << seed);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].choice.gpu->id == want[i].choice.gpu->id);
+      CHECK(got[i].choice.gpus == want[i].choice.gpus);
+      CHECK(got[i].price == want[i].price);
+    }
+    if (!got.empty()) ++nonempty;
+  }
+  CHECK(nonempty > 10);
+}
