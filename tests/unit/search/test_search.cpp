@@ -88,3 +88,95 @@ TEST_CASE("search finds exactly the oracle's top builds on random catalogs", "[s
   CHECK(nonempty > 40);
   CHECK(over_budget > 45);
 }
+
+TEST_CASE("which platforms hold a GPU is decided apart for cards that differ in RISK006 only",
+          "[search]") {
+  // The search memoizes holds() by what PLAT001-PLAT003, PLAT006 and RISK006
+  // read of a GPU and a platform. Every card gets a twin that differs in its
+  // market alone (same form factor, baseboard, slots and length): with
+  // RISK006 an error and rack servers only, a GeForce card is never built
+  // and its data-center twin is, or the other way round.
+  int nonempty = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    search::Rng r(seed * 104729);
+    auto cat = test::random_catalog(r);
+    const std::size_t cards = cat.gpus.size();
+    for (std::size_t i = 0; i < cards; ++i) {
+      catalog::Gpu twin = cat.gpus[i];
+      twin.id += "-twin";
+      twin.market = twin.market == catalog::GpuMarket::consumer ? catalog::GpuMarket::datacenter
+                                                                : catalog::GpuMarket::consumer;
+      cat.gpus.push_back(twin);
+    }
+    rules::RuleSet rs = rules::embedded_rule_set();
+    for (auto& info : rs.rules) {
+      if (info.id == "RISK006") info.severity = rules::Severity::error;
+    }
+    const auto w = random_workload(r, cat);
+    const search::Context ctx(cat, rs, w, rules::Site{}, rules::DataPlan{});
+    search::Constraints cons;
+    cons.budget = search::to_cents(1e6);
+    cons.objective = search::Objective::cost;
+    cons.top = 6;
+    cons.kind = catalog::PlatformKind::rack;
+    const auto got = search::search(ctx, cons).builds;
+    const auto want = test::oracle(ctx, cons);
+    INFO("seed " << seed);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].choice.gpu->id == want[i].choice.gpu->id);
+      CHECK(got[i].choice.gpus == want[i].choice.gpus);
+      CHECK(got[i].price == want[i].price);
+      const auto& g = *got[i].choice.gpu;
+      CHECK_FALSE((g.vendor == "nvidia" && g.market == catalog::GpuMarket::consumer));
+    }
+    if (!got.empty()) ++nonempty;
+  }
+  CHECK(nonempty > 10);
+}
+
+TEST_CASE("memory kits and drives that differ in power and price only share their counts",
+          "[search]") {
+  // The memory and storage tables find each kit's and drive's smallest count
+  // once per what their rules read of it (type, registered, modules and
+  // capacity; type, form and capacity). Every kit and drive of random
+  // catalogs gets a twin that draws more or less power at another price (as
+  // the synthetic catalogs' distinct listings do): the search must still
+  // find exactly the oracle's builds.
+  int nonempty = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    search::Rng r(seed * 7727);
+    auto cat = test::random_catalog(r);
+    const std::size_t kits = cat.memory.size(), drives = cat.storage.size();
+    for (std::size_t i = 0; i < kits; ++i) {
+      catalog::MemoryKit twin = cat.memory[i];
+      twin.id += "-twin";
+      twin.power_w = twin.power_w * r.uniform(0.5, 1.5) + 0.1;
+      twin.price.usd = std::round(twin.price.usd * r.uniform(0.8, 1.2));
+      cat.memory.push_back(twin);
+    }
+    for (std::size_t i = 0; i < drives; ++i) {
+      catalog::Storage twin = cat.storage[i];
+      twin.id += "-twin";
+      twin.power_w = twin.power_w * r.uniform(0.5, 1.5) + 0.1;
+      twin.price.usd = std::round(twin.price.usd * r.uniform(0.8, 1.2));
+      cat.storage.push_back(twin);
+    }
+    const auto rs = random_rules(r);
+    const auto w = random_workload(r, cat);
+    const search::Context ctx(cat, rs, w, random_site(r), rules::DataPlan{});
+    auto cons = random_constraints(r);
+    cons.budget = search::to_cents(1e6);
+    const auto got = search::search(ctx, cons).builds;
+    const auto want = test::oracle(ctx, cons);
+    INFO("seed " << seed);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].choice.gpu->id == want[i].choice.gpu->id);
+      CHECK(got[i].choice.gpus == want[i].choice.gpus);
+      CHECK(got[i].price == want[i].price);
+    }
+    if (!got.empty()) ++nonempty;
+  }
+  CHECK(nonempty > 10);
+}
