@@ -122,9 +122,15 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
   const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
   const std::string shard = w.gpus > 1 ? fmt::format(" / {} GPUs", w.gpus) : "";
   if (term == "weights") {
-    if (w.task == Task::qlora) return "NF4 base (4.127 bit) + 16-bit embeddings + bf16 adapters";
+    const char* adapters = w.lora_fp32 ? "fp32" : "16-bit";
+    if (w.task == Task::qlora) {
+      return fmt::format(
+          "NF4 base ({:g} bit) + 16-bit embeddings + {} adapters",
+          w.nf4_double_quant ? workload::k::kNf4BitsPerParam : workload::k::kNf4BitsNoDoubleQuant,
+          adapters);
+    }
     if (w.task == Task::lora)
-      return fmt::format("frozen {} base + fp32 adapters", fp32 ? "fp32" : "16-bit");
+      return fmt::format("frozen {} base + {} adapters", fp32 ? "fp32" : "16-bit", adapters);
     if (is_serving(w)) return serving_weights_note(w);
     if (w.task == Task::inference) return fp32 ? "fp32" : "16-bit";
     return fmt::format("{}{}",
@@ -148,10 +154,16 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
     if (m.optimizer <= 0) return "";
     std::string what;
     switch (w.optimizer) {
-      case Optimizer::adamw:
-        what = m.optimizer < 7 * w.counts.trainable ? "AdamW m + v, 16-bit: 4 B"
-                                                    : "AdamW m + v, fp32: 8 B";
+      case Optimizer::adamw: {
+        // The states' width as memory.cpp picks it (the bytes are per GPU,
+        // sharded, so they cannot say it): the adapters' dtype, else fp32
+        // beside fp32 or master weights, under autocast, and always for a CNN.
+        const bool fp32_states = w.adapters() ? w.lora_fp32
+                                              : cnn || fp32 || w.master_weights ||
+                                                    (w.autocast && w.precision != Precision::fp8);
+        what = fp32_states ? "AdamW m + v, fp32: 8 B" : "AdamW m + v, 16-bit: 4 B";
         break;
+      }
       case Optimizer::paged_adamw_8bit:
       case Optimizer::paged_adamw:
         what = "paged";

@@ -72,12 +72,12 @@ void Resolver::resolve_task_and_precision() {
     }
   } else if (gpu_bf16_) {
     w_.precision = Precision::bf16;
-    assume(fmt::format("precision: bf16 (no {}){}", flag("precision"),
-                       full_training() ? ", mixed with fp32 master weights" : ""));
+    // Master weights or autocast are stated with the framework's defaults.
+    assume(fmt::format("precision: bf16 (no {})", flag("precision")));
   } else {
     w_.precision = Precision::fp16;
     assume(fmt::format("precision: fp16 (no {}; {} has no BF16){}", flag("precision"), *w_.gpu,
-                       full_training() ? ", mixed with fp32 master weights and loss scaling" : ""));
+                       full_training() ? ", with loss scaling" : ""));
   }
   if (w_.task == Task::qlora &&
       (w_.precision == Precision::fp32 || w_.precision == Precision::fp8)) {

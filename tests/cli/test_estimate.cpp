@@ -308,3 +308,44 @@ TEST_CASE("estimate: --flash-attention off stores the attention scores", "[cli][
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--flash-attention"));
 }
+
+TEST_CASE("estimate: the optimizer row names the states' width, however they are sharded",
+          "[cli][estimate]") {
+  // The per-GPU bytes of sharded states cannot say their width (8 B / 8 GPUs
+  // reads like 16-bit): the row follows the stack's settings.
+  const std::vector<std::string> zero3{"--model",  "llama-3-8b", "--task", "finetune",   "--gpu",
+                                       "h100-sxm", "--gpus",     "8",      "--sharding", "zero3"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = estimate(zero3);
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  };
+  CHECK_THAT(with({}),  // hf: torch.autocast, fp32 states
+             Catch::Contains("AdamW m + v, fp32: 8 B per trained parameter / 8 GPUs\n"));
+  CHECK_THAT(with({"--framework", "megatron"}),  // bf16 weights + fp32 master and states
+             Catch::Contains("AdamW m + v, fp32: 8 B per trained parameter / 8 GPUs\n"));
+  CHECK_THAT(with({"--framework", "torchtune"}),  // pure bf16: bf16 states
+             Catch::Contains("AdamW m + v, 16-bit: 4 B per trained parameter / 8 GPUs\n"));
+}
+
+TEST_CASE("estimate: the weights row names the adapters' dtype and the NF4 bits in use",
+          "[cli][estimate]") {
+  auto weights = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"estimate", "--model", "llama-3-8b", "--gpu", "rtx-4090"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  };
+  CHECK_THAT(weights({"--task", "lora"}), Catch::Contains("frozen 16-bit base + fp32 adapters\n"));
+  CHECK_THAT(weights({"--task", "lora", "--framework", "litgpt"}),
+             Catch::Contains("frozen 16-bit base + 16-bit adapters\n"));
+  CHECK_THAT(weights({"--task", "qlora"}),
+             Catch::Contains("NF4 base (4.127 bit) + 16-bit embeddings + fp32 adapters\n"));
+  CHECK_THAT(weights({"--task", "qlora", "--framework", "litgpt"}),
+             Catch::Contains("NF4 base (4.5 bit) + 16-bit embeddings + 16-bit adapters\n"));
+}
