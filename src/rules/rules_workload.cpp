@@ -37,9 +37,9 @@ static void vram001(RuleContext& c) {
   const auto& g = *c.b.gpu.part;
   for (std::size_t i = 0; i < c.workloads.size(); ++i) {
     const auto& w = c.workloads[i];
-    const workload::FitResult fit = workload::fit(w, g, w.gpus);
-    if (fit.fits()) continue;
+    if (workload::fits_as_given(w, g, w.gpus)) continue;
     if (c.quiet_fail()) return;  // the search decides this for every GPU and count: no words
+    const workload::FitResult fit = workload::fit(w, g, w.gpus);
     std::string fix;
     if (fit.verdict == workload::Verdict::fits_with_changes && !fit.changes.empty()) {
       std::vector<std::string> steps;

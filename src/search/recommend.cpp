@@ -203,7 +203,7 @@ class Assembler {
     r.available_bytes = workload::available_bytes(g);
     r.usable_bytes = workload::usable_bytes(plan.workload, g);
     r.changes = plan.changes;
-    r.compute = plan.compute;
+    r.compute = plan.compute();
     // Energy at the wall: the GPUs at their training draw (the workload
     // model), the rest of the system at its nameplate draw, through the PSUs'
     // efficiency, times the site's PUE.

@@ -41,7 +41,7 @@ std::optional<Objective> parse_objective(std::string_view s) {
 
 double Candidate::per_dollar() const {
   const double usd = to_usd(price);
-  const double rate = plan->compute.tokens_per_second;
+  const double rate = plan->compute().tokens_per_second;
   return usd > 0 ? rate / usd : std::numeric_limits<double>::infinity();
 }
 

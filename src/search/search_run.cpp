@@ -221,6 +221,17 @@ std::vector<Candidate> Searcher::Impl::run(Objective objective, Cents budget, in
     if (lazy && a.c.price != b.c.price) return a.c.price > b.c.price;
     attach(a);
     attach(b);
+    if (lazy) {
+      // A plan that breaks an error rule is dropped when taken, so on a price
+      // tie it goes first, without an estimate to rank it by; the order of
+      // the others is unchanged.
+      const bool a_fails = (a.c.plan->violations & err) != 0;
+      const bool b_fails = (b.c.plan->violations & err) != 0;
+      if (a_fails || b_fails) {
+        if (a_fails != b_fails) return b_fails;
+        return std::pair(b.gpu, b.c.choice.gpus) < std::pair(a.gpu, a.c.choice.gpus);
+      }
+    }
     return ranks_before(b.c, a.c, objective);
   };
   std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> heap(worse);

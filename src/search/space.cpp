@@ -21,7 +21,7 @@ double to_usd(Cents c) { return static_cast<double>(c) / 100.0; }
 namespace {
 
 bool fits(const workload::Workload& w, const catalog::Gpu& g, int gpus) {
-  return workload::fit(w, g, gpus).fits();
+  return workload::fits_as_given(w, g, gpus);
 }
 
 /// The smallest change that makes the workload fit without changing what is
@@ -152,6 +152,11 @@ Context::Context(const catalog::Catalog& catalog, const rules::RuleSet& rules,
     auto r = rules::rule_index(info.id);
     return !r || (rules::rule_bit(*r) & gpu_only) == 0;
   });
+  for (const auto& info : gpu_rules_.rules) {
+    if (!info.enabled || info.severity == rules::Severity::info) continue;
+    const rules::RuleDecl* r = rules::find_rule(info.id);
+    gpu_decls_.emplace_back(r, bit(*r));
+  }
 }
 
 double Context::efficiency(const catalog::Psu& psu) const {
@@ -189,14 +194,18 @@ const GpuPlan& Context::plan(const catalog::Gpu& gpu, int gpus, const std::strin
   b.site = site_;
   b.data = data_;
   const rules::Inputs in{std::span(&plan->workload, 1), gpu_rules_};
-  for (const auto& info : gpu_rules_.rules) {
-    if (!info.enabled || info.severity == rules::Severity::info) continue;
-    const rules::RuleDecl* r = rules::find_rule(info.id);
-    if (rules::decide(*r, b, in) == rules::Decision::fail) plan->violations |= bit(*r);
+  for (const auto& [r, m] : gpu_decls_) {
+    if (rules::decide(*r, b, in) == rules::Decision::fail) plan->violations |= m;
   }
-  plan->compute = workload::compute(plan->workload, gpu, job);
+  plan->gpu = &gpu;
+  plan->job_gpus = job;
   slot = std::move(plan);
   return *slot;
+}
+
+const workload::ComputeEstimate& GpuPlan::compute() const {
+  if (!compute_) compute_ = workload::compute(workload, *gpu, job_gpus);
+  return *compute_;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -40,18 +41,25 @@ constexpr int kMaxFitGpus = 8;  // one server; beyond that it is a cluster quest
 struct Evaluator {
   const Workload& w;
   bool fp8_ok;
-  std::array<ParamCounts, 5> counts{};  // by Task
+  Settings given;  // settings_of(w), which every plan starts from
+  // By Task, counted when a plan first asks: the search decides fit() for
+  // every GPU and count, and most workloads never try another task.
+  mutable std::array<std::optional<ParamCounts>, 5> counts{};
 
-  Evaluator(const Workload& wl, const catalog::Gpu& g) : w(wl), fp8_ok(g.tensor_tflops_fp8 > 0) {
-    for (auto t : {Task::pretrain, Task::finetune, Task::lora, Task::qlora, Task::inference}) {
+  Evaluator(const Workload& wl, const catalog::Gpu& g)
+      : w(wl), fp8_ok(g.tensor_tflops_fp8 > 0), given(detail::settings_of(wl)) {}
+
+  [[nodiscard]] const ParamCounts& counts_of(Task t) const {
+    auto& c = counts[static_cast<std::size_t>(t)];
+    if (!c) {
       const int rank = w.lora_rank > 0 ? w.lora_rank : k::kDefaultLoraRank;
-      counts[static_cast<std::size_t>(t)] =
-          detail::counts_for(w.arch, t, rank, w.lora_targets, w.fused_qkv);
+      c = detail::counts_for(w.arch, t, rank, w.lora_targets, w.fused_qkv);
     }
+    return *c;
   }
 
   [[nodiscard]] MemoryBreakdown memory(const Plan& p) const {
-    Settings s = detail::settings_of(w);
+    Settings s = given;
     s.checkpointing = p.checkpointing;
     // A smaller micro-batch with accumulation keeps the gradients through the
     // forwards of one step (as settings_of() of the fixed workload does).
@@ -63,11 +71,46 @@ struct Evaluator {
     s.task = p.task;
     if ((p.task == Task::lora || p.task == Task::qlora) && s.rank == 0)
       s.rank = k::kDefaultLoraRank;
-    return detail::memory(w.arch, counts[static_cast<std::size_t>(p.task)], s, fp8_ok, p.gpus);
+    return detail::memory(w.arch, counts_of(p.task), s, fp8_ok, p.gpus);
   }
 };
 
+/// The workload's settings as given, on `gpus` GPUs.
+Plan as_given(const Workload& w, int gpus) {
+  Plan p;
+  p.checkpointing = w.grad_checkpointing;
+  p.batch = w.batch_size;
+  p.precision = w.precision;
+  p.sharding = w.sharding;
+  p.gpus = std::max(1, gpus);
+  p.task = w.task;
+  return p;
+}
+
+/// A list of at most N options along one dimension of the search, on the
+/// stack: fit() runs for every GPU and count the recommend search tries.
+template <class T, std::size_t N>
+class Options {
+ public:
+  template <class... A>
+  void emplace_back(A&&... a) {
+    items_.at(size_++) = T{std::forward<A>(a)...};
+  }
+  void push_back(const T& t) { items_.at(size_++) = t; }
+  [[nodiscard]] const T& back() const { return items_[size_ - 1]; }
+  [[nodiscard]] const T* begin() const { return items_.data(); }
+  [[nodiscard]] const T* end() const { return items_.data() + size_; }
+
+ private:
+  std::array<T, N> items_{};
+  std::size_t size_ = 0;
+};
+
 }  // namespace
+
+bool fits_as_given(const Workload& w, const catalog::Gpu& gpu, int gpus) {
+  return Evaluator(w, gpu).memory(as_given(w, gpus)).total <= usable_bytes(w, gpu);
+}
 
 FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
   FitResult r;
@@ -77,13 +120,7 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
   r.usable_bytes = usable_bytes(w, gpu);
   const Evaluator ev(w, gpu);
 
-  Plan given;
-  given.checkpointing = w.grad_checkpointing;
-  given.batch = w.batch_size;
-  given.precision = w.precision;
-  given.sharding = w.sharding;
-  given.gpus = r.gpus;
-  given.task = w.task;
+  const Plan given = as_given(w, gpus);
   r.memory = ev.memory(given);
   r.per_gpu_bytes = r.memory.total;
   r.fixed = {w.task,       w.precision,         w.sharding,           r.gpus,
@@ -95,18 +132,22 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
 
   const bool transformer = w.arch.kind == catalog::ModelKind::transformer;
   // Options along each dimension, the given setting first.
-  std::vector<std::pair<bool, double>> ckpt{{given.checkpointing, 0}};
+  Options<std::pair<bool, double>, 2> ckpt;
+  ckpt.emplace_back(given.checkpointing, 0);
   if (w.training() && transformer && !given.checkpointing)
     ckpt.emplace_back(true, kCostCheckpointing);
 
-  std::vector<std::pair<int, double>> batches{{given.batch, 0}};
+  // Halvings of an int batch: at most 31, then 1.
+  Options<std::pair<int, double>, 34> batches;
+  batches.emplace_back(given.batch, 0);
   for (int b = given.batch / 2, i = 1; b >= 1 && given.batch > 1; b /= 2, ++i) {
     batches.emplace_back(b, kCostMicroBatch + 0.01 * i);
     if (b == 1) break;
   }
   if (batches.back().first != 1 && given.batch > 1) batches.emplace_back(1, kCostMicroBatch + 0.2);
 
-  std::vector<std::pair<Precision, double>> precisions{{given.precision, 0}};
+  Options<std::pair<Precision, double>, 4> precisions;
+  precisions.emplace_back(given.precision, 0);
   if (given.precision == Precision::fp32) {
     precisions.emplace_back(Precision::bf16, kCostPrecision);
   } else if (w.task == Task::inference && transformer) {
@@ -129,7 +170,9 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
     int gpus;
     double cost;
   };
-  std::vector<Spread> spreads{{given.sharding, given.gpus, 0}};
+  // Sharding stages on the given GPUs, then two stages per larger count.
+  Options<Spread, 16> spreads;
+  spreads.push_back({given.sharding, given.gpus, 0});
   if (w.training()) {
     if (given.gpus > 1) {
       for (auto s : {Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
@@ -152,7 +195,8 @@ FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus) {
     }
   }
 
-  std::vector<std::pair<Task, double>> tasks{{given.task, 0}};
+  Options<std::pair<Task, double>, 3> tasks;
+  tasks.emplace_back(given.task, 0);
   if (transformer && given.task == Task::finetune) {
     tasks.emplace_back(Task::lora, kCostLora);
     tasks.emplace_back(Task::qlora, kCostQlora);

@@ -57,7 +57,7 @@ struct Candidate {
   bool clean = false;
   Cents cheapest_price = 0;  ///< with clean_margin: the cheapest build, warnings or not
 
-  [[nodiscard]] double hours() const { return plan->compute.time_hours; }
+  [[nodiscard]] double hours() const { return plan->compute().time_hours; }
   /// Throughput per dollar (tokens/s, or samples/s for CNNs, per USD).
   [[nodiscard]] double per_dollar() const;
 };

@@ -78,7 +78,15 @@ struct GpuPlan {
   workload::Workload workload;               ///< adapted: gpus = the build's count, changes applied
   std::vector<workload::FitChange> changes;  ///< adaptations made so that it fits
   RuleMask violations = 0;                   ///< GPU-only rules that fail (any severity)
-  workload::ComputeEstimate compute;
+  const catalog::Gpu* gpu = nullptr;         ///< the GPU it runs on
+  int job_gpus = 1;                          ///< GPUs one copy of the job runs on
+
+  /// The adapted workload's estimate, worked out when first asked: most
+  /// plans of a query break VRAM001 and are never ranked by it.
+  [[nodiscard]] const workload::ComputeEstimate& compute() const;
+
+ private:
+  mutable std::optional<workload::ComputeEstimate> compute_;
 };
 
 /// Everything fixed for one query: rules in force, site, the workload.
@@ -147,7 +155,9 @@ class Context {
   int replica_gpus_ = 0;
   double voltage_ = 115;
   double lowest_efficiency_ = 1;
-  rules::RuleSet gpu_rules_;                    ///< the GPU-only rules, evaluated by the engine
+  rules::RuleSet gpu_rules_;  ///< the GPU-only rules, evaluated by the engine
+  /// Those of them a plan decides (enabled, not info), with their bits.
+  std::vector<std::pair<const rules::RuleDecl*, RuleMask>> gpu_decls_;
   std::vector<workload::Workload> base_loads_;  ///< {base}: what the build rules read
   /// By plan_key(), then GPU count (index): hashed, as the search asks for
   /// every GPU SKU and count.

@@ -552,6 +552,10 @@ struct FitResult {
 /// < LoRA < QLoRA) is returned, each step re-estimated.
 [[nodiscard]] FitResult fit(const Workload& w, const catalog::Gpu& gpu, int gpus);
 
+/// fit(w, gpu, gpus).fits(), without the search over changes that fit() runs
+/// when it does not: the recommend search asks it for every GPU and count.
+[[nodiscard]] bool fits_as_given(const Workload& w, const catalog::Gpu& gpu, int gpus);
+
 /// `w` with the fix of `r` applied (task, precision, sharding, GPUs, micro-batch,
 /// accumulation, checkpointing), counts updated: for re-estimating compute.
 [[nodiscard]] Workload apply_fix(const Workload& w, const FitResult& r);

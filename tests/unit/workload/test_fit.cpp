@@ -258,3 +258,41 @@ TEST_CASE("fit changes in words: sentence, clause and tag of each kind", "[workl
   CHECK(change_tag(c) == "QLoRA");
   CHECK(words({c, c}, change_tag) == std::vector<std::string>{"QLoRA", "QLoRA"});
 }
+
+TEST_CASE("fits_as_given is fit()'s verdict on every catalog GPU and count", "[workload][fit]") {
+  // The search asks fits_as_given() for every GPU and count instead of fit():
+  // the two must agree for every task, micro-batch and sharding, on both
+  // sides of the line.
+  std::vector<WorkloadInput> inputs;
+  const std::vector<Task> all{Task::pretrain, Task::finetune, Task::lora, Task::qlora,
+                              Task::inference};
+  const std::vector<Task> full{Task::pretrain, Task::finetune};
+  for (const auto& [model, tasks] : {std::pair{"llama-3-8b", all}, std::pair{"llama-2-70b", all},
+                                     std::pair{"bert-large", full}, std::pair{"resnet-50", full}}) {
+    for (auto task : tasks) {
+      auto in = input(model, task);
+      if (task != Task::inference) in.batch_size = 4;
+      inputs.push_back(in);
+      if (task == Task::pretrain) {
+        in.sharding = Sharding::zero2;
+        if (std::string_view(model) != "resnet-50") in.grad_checkpointing = true;  // transformers
+        inputs.push_back(in);
+      }
+    }
+  }
+  int fits = 0, does_not = 0;
+  for (const auto& in : inputs) {
+    const auto given = make(in);
+    for (const auto& g : gpuadvisor::test::workload_catalog().gpus) {
+      for (int n = 1; n <= 8; n *= 2) {
+        auto w = given;
+        w.gpus = n;
+        const bool quick = fits_as_given(w, g, n);
+        CHECK(quick == fit(w, g, n).fits());
+        ++(quick ? fits : does_not);
+      }
+    }
+  }
+  CHECK(fits > 0);
+  CHECK(does_not > 0);
+}
