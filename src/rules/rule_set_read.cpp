@@ -2,27 +2,14 @@
 // rules, policies and framework releases, checked before any merging.
 #include <fmt/format.h>
 
+#include "doc_fields.hpp"
 #include "gpuadvisor/core/json_input.hpp"
-#include "gpuadvisor/core/suggest.hpp"
 #include "rule_set_impl.hpp"
 
 namespace gpuadvisor::rules::detail {
 namespace {
 
-std::vector<std::string> known_rule_ids() {
-  std::vector<std::string> ids;
-  for (const RuleDecl* d : registry()) ids.emplace_back(d->id);
-  return ids;
-}
-
 const RuleDecl* find_def(std::string_view id) { return find_rule(id); }
-
-void unknown_rule(const std::string& id, const std::string& path, const std::string& file,
-                  Diagnostics& out) {
-  std::string msg = fmt::format("unknown rule \"{}\"", id);
-  msg += did_you_mean(id, known_rule_ids(), " (see 'gpuadvisor rules')");
-  out.push_back({file, path, msg});
-}
 
 void read_rules(ObjectReader& top, Doc& doc, const std::string& file, bool base, Diagnostics& out) {
   const json* rules = top.object("rules", base ? Need::required : Need::optional);
@@ -31,7 +18,7 @@ void read_rules(ObjectReader& top, Doc& doc, const std::string& file, bool base,
     const std::string path = top.child_path("rules") + "." + id;
     const RuleDecl* def = find_def(id);
     if (def == nullptr) {
-      unknown_rule(id, path, file, out);
+      out.push_back({file, path, unknown_rule_message(id)});
       continue;
     }
     ObjectReader r(v, path, file, out);
@@ -94,7 +81,7 @@ void read_policies(ObjectReader& top, Doc& doc, const std::string& file, bool ba
       for (const auto& [rule, pv] : params->items()) {
         const std::string rpath = r.child_path("parameters") + "." + rule;
         if (find_def(rule) == nullptr) {
-          unknown_rule(rule, rpath, file, out);
+          out.push_back({file, rpath, unknown_rule_message(rule)});
           continue;
         }
         if (!pv.is_object()) {
@@ -110,22 +97,6 @@ void read_policies(ObjectReader& top, Doc& doc, const std::string& file, bool ba
     r.finish();
     doc.policies.push_back(std::move(pd));
   }
-}
-
-bool valid_version(std::string_view v) {
-  if (v.empty() || v.front() == '.' || v.back() == '.') return false;
-  bool prev_dot = false;
-  for (char c : v) {
-    if (c == '.') {
-      if (prev_dot) return false;
-      prev_dot = true;
-    } else if (c < '0' || c > '9') {
-      return false;
-    } else {
-      prev_dot = false;
-    }
-  }
-  return true;
 }
 
 std::vector<std::string> read_versions(const json& arr, const std::string& path,

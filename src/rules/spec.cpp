@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "doc_fields.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "spec_impl.hpp"
 
@@ -21,21 +22,8 @@ namespace {
 using catalog::Catalog;
 using detail::Ctx;
 using detail::read_parts;
+using detail::valid_version;
 using nlohmann::json;
-
-/// Dotted numeric versions: "12.4", "6.2.4".
-bool valid_version(std::string_view v) {
-  if (v.empty() || v.size() > 16 || v.front() == '.' || v.back() == '.') return false;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const char c = v[i];
-    if (c == '.') {
-      if (v[i - 1] == '.') return false;
-    } else if (c < '0' || c > '9') {
-      return false;
-    }
-  }
-  return true;
-}
 
 /// The region's default circuit when the spec states none.
 void default_circuit(Site& s, const Region& region, const Build& b) {
@@ -171,8 +159,6 @@ void read_workloads(ObjectReader& top, Ctx& ctx) {
 void read_waivers(ObjectReader& top, Ctx& ctx) {
   const json* arr = top.array("waivers", Need::optional);
   if (arr == nullptr) return;
-  std::vector<std::string> ids;
-  for (const RuleDecl* r : registry()) ids.emplace_back(r->id);
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const std::string path = index_path("waivers", i);
     ObjectReader r((*arr)[i], path, ctx.file, ctx.diags);
@@ -180,10 +166,8 @@ void read_waivers(ObjectReader& top, Ctx& ctx) {
     Waiver w;
     w.path = path;
     if (auto rule = r.string("rule")) {
-      if (std::find(ids.begin(), ids.end(), *rule) == ids.end()) {
-        std::string msg = fmt::format("unknown rule \"{}\"", *rule);
-        msg += did_you_mean(*rule, ids, " (see 'gpuadvisor rules')");
-        r.error("rule", msg);
+      if (find_rule(*rule) == nullptr) {
+        r.error("rule", detail::unknown_rule_message(*rule));
       } else if (std::any_of(ctx.spec.waivers.begin(), ctx.spec.waivers.end(),
                              [&](const Waiver& x) { return x.rule == *rule; })) {
         r.error("rule", fmt::format("rule {} is already waived", *rule));

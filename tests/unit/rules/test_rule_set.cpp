@@ -214,6 +214,12 @@ TEST_CASE("bad rules files: every problem with its path", "[rules][rule_set]") {
         only(problems(
             R"({"schema_version": 1, "frameworks": {"jax": {"cuda": ["12.x"], "source": "s"}}})")) ==
         "ours.json: frameworks.jax.cuda[0]: expected a version such as \"12.4\", got \"12.x\"");
+    // The same version check as build specs: at most 16 characters (this is 17).
+    CHECK(
+        only(problems(
+            R"({"schema_version": 1, "frameworks": {"jax": {"cuda": ["12.4.1.1.1.1.1.10"], "source": "s"}}})")) ==
+        "ours.json: frameworks.jax.cuda[0]: expected a version such as \"12.4\", got "
+        "\"12.4.1.1.1.1.1.10\"");
   }
 }
 
