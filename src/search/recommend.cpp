@@ -1,22 +1,25 @@
-// `recommend`: the search's builds turned into answers (bill of materials,
-// power, memory, time, electricity, findings, tips), and the explanation when
-// nothing fits.
+// `recommend`: the request's assumptions (task, site, dataset, money, PUE), the
+// search's builds turned into the answer and its notes, and the explanation when
+// nothing fits (builds assembled in recommend_build.cpp, trials in recommend_nofit.cpp).
 #include "gpuadvisor/search/recommend.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
-#include "gpuadvisor/rules/engine.hpp"
 #include "gpuadvisor/rules/region.hpp"
-#include "gpuadvisor/workload/fit_words.hpp"
+#include "recommend_impl.hpp"
 
 namespace gpuadvisor::search {
 namespace {
+
+using detail::Assembler;
+using detail::change_text;
+using detail::gpu_label;
+using detail::Trial;
+using detail::trials;
 
 const rules::Region& region_of(const Request& r) {
   const rules::Region* g = rules::find_region(r.region);
@@ -76,206 +79,6 @@ DataChoice data_of(const Request& r, const workload::Workload& w) {
   return d;
 }
 
-std::string gpu_label(const Candidate& c) {
-  return fmt::format("{}x {}", c.choice.gpus, c.choice.gpu->name);
-}
-
-std::vector<BomLine> bill(const Choice& c) {
-  std::vector<BomLine> out;
-  auto add = [&](std::string_view cat, const catalog::PartBase* p, int count, bool included) {
-    if (p == nullptr || count <= 0) return;
-    BomLine l;
-    l.category = cat;
-    l.id = p->id;
-    l.name = p->name;
-    l.count = count;
-    l.unit_usd = included ? 0 : to_usd(to_cents(p->price.usd));
-    l.total_usd = included ? 0 : to_usd(count * to_cents(p->price.usd));
-    if (included) l.note = "included with the platform";
-    out.push_back(std::move(l));
-  };
-  add("gpu", c.gpu, c.gpus, false);
-  add("platform", c.platform, 1, false);
-  add("cpu", c.cpu, c.cpus, false);
-  add("memory", c.memory, c.memory_count, false);
-  add("storage", c.storage, c.storage_count, false);
-  add("psu", c.psu, c.psu_count, c.psu_from_platform);
-  add("cpu_cooler", c.cpu_cooler, c.cpu_coolers, false);
-  add("cooling", c.cooling, c.cooling_count, false);
-  return out;
-}
-
-std::vector<std::string> tips_for(const RecommendedBuild& b, const GpuPlan& plan) {
-  std::vector<std::string> tips;
-  const auto& w = plan.workload;
-  const auto& g = *b.candidate.choice.gpu;
-  const int n = b.candidate.choice.gpus;
-  const bool fits = (plan.violations & bit(rules::vram_fit_rule())) == 0;
-  for (const auto& ch : fits ? plan.changes : std::vector<workload::FitChange>{}) {
-    switch (ch.kind) {
-      case workload::FitChangeKind::grad_checkpointing:
-        tips.push_back(
-            "gradient checkpointing (activation recomputation) is on so that the job fits: "
-            "about a third more compute, included in the time");
-        break;
-      case workload::FitChangeKind::micro_batch:
-        tips.push_back(fmt::format("{}: the global batch stays {} sequences per optimizer step",
-                                   workload::change_clause(ch),
-                                   w.batch_size * w.grad_accumulation * n));
-        break;
-      case workload::FitChangeKind::sharding:
-        tips.push_back(
-            fmt::format("{} (DeepSpeed ZeRO or PyTorch FSDP) so that the model states "
-                        "fit",
-                        workload::change_clause(ch)));
-        break;
-      default:  // recommend's adaptation makes only the changes above
-        break;
-    }
-  }
-  if (w.training() && w.precision == workload::Precision::fp32 && g.tensor_tflops_16bit > 0) {
-    tips.push_back(
-        fmt::format("train in bf16 mixed precision (--precision bf16): {:.0f} TFLOPS "
-                    "of 16-bit tensor math per GPU against {:.0f} in FP32, and half "
-                    "the activation memory",
-                    g.tensor_tflops_16bit, std::max(g.tf32_tflops, g.fp32_tflops)));
-  } else if (w.training() && w.precision == workload::Precision::bf16 && g.tensor_tflops_fp8 > 0 &&
-             w.arch.kind == catalog::ModelKind::transformer && w.task != workload::Task::qlora) {
-    // Not for QLoRA: its base is NF4, and the 16-bit adapters are too small
-    // for FP8 matmuls to pay.
-    tips.push_back(fmt::format(
-        "these GPUs have FP8 tensor cores ({:.0f} TFLOPS dense): FP8 training with "
-        "{} (--precision fp8) can shorten the run",
-        g.tensor_tflops_fp8,
-        g.vendor == "amd" ? "AMD's port of Transformer Engine (ROCm/TransformerEngine; NVIDIA's "
-                            "does not run on ROCm)"
-                          : "Transformer Engine"));
-  }
-  if (w.training() && n > 1 && w.batch_size * w.grad_accumulation * n < 8 &&
-      w.arch.kind == catalog::ModelKind::transformer) {
-    tips.push_back(
-        fmt::format("a global batch of {} sequences is small: accumulate gradients "
-                    "over more micro-batches for a stable optimizer step",
-                    w.batch_size * w.grad_accumulation * n));
-  }
-  if (w.training() && b.candidate.choice.cpu != nullptr) {
-    const int cores = b.candidate.choice.cpu->cores * b.candidate.choice.cpus;
-    const int workers = std::max(1, cores / n - 1);
-    tips.push_back(
-        fmt::format("data loading: up to {} DataLoader worker{} per GPU ({} CPU cores "
-                    "for {} GPU{}), with pinned memory",
-                    workers, workers == 1 ? "" : "s", cores, n, n == 1 ? "" : "s"));
-  }
-  return tips;
-}
-
-class Assembler {
- public:
-  Assembler(const Context& ctx, const Request& req) : ctx_(ctx), req_(req) {}
-
-  /// A candidate with everything the output shows. `may_fail`: the nearest
-  /// build of a "nothing fits" answer, which may break a rule.
-  RecommendedBuild build(const Candidate& c, int rank, bool may_fail) const {
-    RecommendedBuild r;
-    r.rank = rank;
-    r.candidate = c;
-    // The plan lives in the context; the build keeps its own copy.
-    r.plan = std::make_shared<const GpuPlan>(*c.plan);
-    r.candidate.plan = r.plan.get();
-    r.build = to_build(c.choice, ctx_);
-    r.bom = bill(c.choice);
-    const auto& p = ctx_.params();
-    const auto& b = r.build;
-    r.power.peak_w = rules::peak_draw_w(b);
-    r.power.required_psu_w = rules::required_psu_w(b, p);
-    r.power.psu_capacity_w = rules::psu_capacity_w(b);
-    r.power.headroom = r.power.peak_w > 0 ? r.power.psu_capacity_w / r.power.peak_w : 0;
-    r.power.voltage = rules::supply_voltage(b);
-    r.power.wall_w = rules::wall_draw_w(b, p);
-    r.power.heat_w = rules::heat_w(b, p);
-    r.power.cooling_w = rules::cooling_capacity_w(b);
-    r.power.circuit_w = b.site.circuit_w;
-    r.power.circuit_cap_w = rules::circuit_capacity_w(b.site, p);
-
-    const GpuPlan& plan = *c.plan;
-    const auto& g = *c.choice.gpu;
-    r.memory = workload::memory_per_gpu(plan.workload, g, plan.workload.gpus);
-    r.available_bytes = workload::available_bytes(g);
-    r.usable_bytes = workload::usable_bytes(plan.workload, g);
-    r.changes = plan.changes;
-    r.compute = plan.compute();
-    // Energy at the wall: the GPUs at their training draw (the workload
-    // model), the rest of the system at its nameplate draw, through the PSUs'
-    // efficiency, times the site's PUE.
-    const double rest_w = std::max(0.0, r.power.peak_w - rules::gpu_power_w(b));
-    const double dc_kwh = r.compute.energy_kwh + rest_w * r.compute.time_hours / 1000.0;
-    r.pue = req_.pue
-                ? *req_.pue
-                : (c.choice.platform->kind == catalog::PlatformKind::rack ? kRackPue : kTowerPue);
-    r.energy_kwh = dc_kwh / rules::psu_efficiency(b, p) * r.pue;
-    r.electricity_usd = r.energy_kwh * req_.electricity_usd_per_kwh;
-
-    std::vector<workload::Workload> ws{plan.workload};
-    r.findings = rules::evaluate(b, ws, ctx_.rules());
-    if (!may_fail && rules::fails(r.findings, false)) {
-      std::vector<std::string> ids;
-      for (const auto& f : r.findings) {
-        if (f.severity == rules::Severity::error) ids.push_back(f.rule);
-      }
-      throw std::logic_error(fmt::format("the search recommended {} on {}, which fails {}",
-                                         gpu_label(c), c.choice.platform->id,
-                                         fmt::join(ids, ", ")));
-    }
-    r.tips = tips_for(r, plan);
-    r.clean_note = clean_note(r);
-    return r;
-  }
-
- private:
-  /// Which avoidable warnings the build accepts and what avoiding them costs,
-  /// or what the clean build cost over the cheapest.
-  std::string clean_note(const RecommendedBuild& r) const {
-    const Candidate& c = r.candidate;
-    const double margin = req_.clean_margin;
-    const RuleMask avoidable = ctx_.avoidable_warnings();
-    std::vector<std::string> ids;
-    for (const auto& f : r.findings) {
-      const auto i = rules::rule_index(f.rule);
-      if (f.severity == rules::Severity::warning && !f.waived && i &&
-          (avoidable & rules::rule_bit(*i)) != 0 &&
-          std::find(ids.begin(), ids.end(), f.rule) == ids.end()) {
-        ids.push_back(f.rule);
-      }
-    }
-    const auto pct = [&](Cents more) {
-      return 100.0 * static_cast<double>(more) / static_cast<double>(c.cheapest_price);
-    };
-    if (c.clean) {
-      if (c.price <= c.cheapest_price) return "";
-      return fmt::format(
-          "chosen over the cheapest build of these GPUs ({}), which has avoidable warnings: {} "
-          "more (+{:.1f} %, within the {:.0f} % clean margin)",
-          req_.money(to_usd(c.cheapest_price)), req_.money(to_usd(c.price - c.cheapest_price)),
-          pct(c.price - c.cheapest_price), margin * 100);
-    }
-    if (ids.empty()) return "";
-    if (c.clean_price == 0) {
-      return fmt::format("accepts {}: no build of {} in the catalog avoids {}",
-                         fmt::join(ids, ", "), gpu_label(c), ids.size() == 1 ? "it" : "them");
-    }
-    const Cents more = c.clean_price - c.price;
-    return fmt::format("accepts {}: avoiding {} costs {} more ({}, +{:.1f} %){}",
-                       fmt::join(ids, ", "), ids.size() == 1 ? "it" : "them",
-                       req_.money(to_usd(more)), req_.money(to_usd(c.clean_price)), pct(more),
-                       c.clean_price > req_.constraints.budget
-                           ? ", over the budget"
-                           : fmt::format(", over the {:.0f} % clean margin", margin * 100));
-  }
-
-  const Context& ctx_;
-  const Request& req_;
-};
-
 /// The rules that fail for a build, as an engine finding of error severity.
 
 /// Plain words for a best build that trains for longer than --max-days: what
@@ -332,153 +135,7 @@ std::optional<std::string> long_run_note(const Recommendation& out, const Reques
   return s;
 }
 
-/// A constraint a trial lifts is named after what the build found under it
-/// ("--max-gpus 8", "--form-factor rack"): the flag value a user would type.
-enum class Lifted { none, max_gpus, vendor, form_factor };
-
-struct Trial {
-  std::string change, why;
-  workload::WorkloadInput input;
-  Constraints constraints;
-  Lifted lifted = Lifted::none;
-};
-
-std::string change_text(const Trial& t, const Candidate& c) {
-  switch (t.lifted) {
-    case Lifted::none:
-      return t.change;
-    case Lifted::max_gpus:
-      return fmt::format("--max-gpus {}", c.choice.gpus);
-    case Lifted::vendor:
-      return fmt::format("--vendor {}", c.choice.gpu->vendor);
-    case Lifted::form_factor:
-      return fmt::format("--form-factor {}", catalog::to_string(c.choice.platform->kind));
-  }
-  return t.change;
-}
-
-std::vector<Trial> trials(const Request& req, const workload::Workload& w) {
-  std::vector<Trial> out;
-  auto add = [&](std::string change, std::string why, auto edit) {
-    Trial t{std::move(change), std::move(why), req.workload, req.constraints};
-    edit(t);
-    out.push_back(std::move(t));
-  };
-  using workload::Task;
-  if (w.task == Task::pretrain || w.task == Task::finetune) {
-    add("--task lora",
-        "trains low-rank adapters on a frozen 16-bit base: no optimizer states "
-        "or gradients for the base weights",
-        [](Trial& t) { t.input.task = Task::lora; });
-  }
-  if (w.task == Task::pretrain || w.task == Task::finetune || w.task == Task::lora) {
-    add("--task qlora",
-        "adapters on a frozen 4-bit (NF4) base: about a quarter of the weight "
-        "memory of LoRA",
-        [](Trial& t) { t.input.task = Task::qlora; });
-  }
-  if (w.precision == workload::Precision::fp32) {
-    add("--precision bf16", "mixed precision: 16-bit activations and tensor-core speed",
-        [](Trial& t) { t.input.precision = workload::Precision::bf16; });
-  }
-  if (w.arch.kind == catalog::ModelKind::transformer && w.seq_len >= 1024) {
-    for (int div : {2, 4}) {
-      const int s = w.seq_len / div;
-      add(fmt::format("--seq-len {}", s),
-          fmt::format("activations grow with the sequence: {} instead of {} tokens", s, w.seq_len),
-          [s](Trial& t) { t.input.seq_len = s; });
-    }
-  }
-  if (w.training() && !req.dataset_gb && !req.workload.dataset_tokens && w.tokens > 1e9) {
-    const double tokens = w.tokens / 10;
-    add(fmt::format("--tokens {}", format_count(tokens)),
-        "a tenth of the training tokens: a smaller dataset to store and a shorter run",
-        [tokens](Trial& t) {
-          t.input.tokens = tokens;
-          t.input.epochs.reset();
-        });
-  }
-  // FP8 matmuls need FP8 tensor cores (the search keeps to GPUs that have
-  // them: SW004); not on a QLoRA base, whose 4-bit weights are dequantised to
-  // 16 bits for every matmul.
-  const bool sixteen_bit =
-      w.precision == workload::Precision::bf16 || w.precision == workload::Precision::fp16;
-  if (w.arch.kind == catalog::ModelKind::transformer && sixteen_bit && w.task != Task::qlora) {
-    add("--precision fp8",
-        w.task == Task::inference
-            ? "8-bit weights: half the weight memory and bandwidth per token of 16-bit, on GPUs "
-              "with FP8 tensor cores"
-            : "FP8 matmuls (Transformer Engine) on GPUs with FP8 tensor cores: faster steps; "
-              "master weights and optimizer states stay as they are",
-        [](Trial& t) { t.input.precision = workload::Precision::fp8; });
-  }
-  // Weight-only integer formats for serving, on any GPU (the workload model's
-  // default layouts: GPTQ int8 and AWQ int4, groups of 128).
-  if (w.arch.kind == catalog::ModelKind::transformer && w.task == Task::inference &&
-      (sixteen_bit || w.precision == workload::Precision::fp8 ||
-       w.precision == workload::Precision::fp32)) {
-    add("--precision int8",
-        "8-bit integer weights (GPTQ, groups of 128): about half the weight memory of 16-bit, "
-        "on any GPU",
-        [](Trial& t) { t.input.precision = workload::Precision::int8; });
-  }
-  if (w.arch.kind == catalog::ModelKind::transformer && w.task == Task::inference &&
-      w.precision != workload::Precision::int4) {
-    add("--precision int4",
-        "4-bit integer weights (AWQ, groups of 128): about a quarter of the weight memory of "
-        "16-bit, with a small accuracy cost",
-        [](Trial& t) { t.input.precision = workload::Precision::int4; });
-  }
-  if (!req.constraints.allow_used) {
-    add("--allow-used", "used GPUs cost a fraction of new ones (with RISK001's warnings)",
-        [](Trial& t) { t.constraints.allow_used = true; });
-  }
-  // Constraints the user set: each lifted on its own.
-  auto lift = [&](Lifted what, std::string why, auto edit) {
-    add("", std::move(why), edit);
-    out.back().lifted = what;
-  };
-  if (req.constraints.max_gpus > 0) {
-    lift(Lifted::max_gpus,
-         fmt::format("more GPUs than --max-gpus {} allows", req.constraints.max_gpus),
-         [](Trial& t) { t.constraints.max_gpus = 0; });
-  }
-  if (!req.constraints.vendor.empty()) {
-    lift(Lifted::vendor, fmt::format("GPUs of any vendor, not only {}", req.constraints.vendor),
-         [](Trial& t) { t.constraints.vendor.clear(); });
-  }
-  if (req.constraints.kind) {
-    lift(Lifted::form_factor,
-         fmt::format("any form factor, not only {}s", catalog::to_string(*req.constraints.kind)),
-         [](Trial& t) { t.constraints.kind.reset(); });
-  }
-  return out;
-}
-
 }  // namespace
-
-const rules::Finding* first_error(const RecommendedBuild& b) {
-  for (const auto& f : b.findings) {
-    if (f.severity == rules::Severity::error && !f.waived) return &f;
-  }
-  return nullptr;
-}
-
-std::optional<NearestBuild> nearest_breaking_one(
-    const std::function<std::unique_ptr<Context>()>& make, RuleMask candidates,
-    const Constraints& cons) {
-  std::optional<NearestBuild> best;
-  for (const rules::RuleDecl* r : rules::registry()) {
-    if ((candidates & bit(*r)) == 0) continue;
-    auto relaxed = make();
-    relaxed->relax(bit(*r));
-    auto c = Searcher(*relaxed, cons).cheapest();
-    if (c && (!best || c->price < best->candidate.price)) {
-      best = NearestBuild{*c, r, std::move(relaxed)};
-    }
-  }
-  return best;
-}
 
 rules::Site request_site(const Request& r, catalog::PlatformKind kind) { return site_of(r, kind); }
 
@@ -496,11 +153,6 @@ std::optional<std::string> mains_assumption(const Request& req, const rules::Rul
   if (!site.voltage_assumed) return std::nullopt;
   return fmt::format("supply voltage {} V, assumed from the {} W circuit (give --voltage)",
                      site.voltage, site.circuit_w);
-}
-
-RecommendedBuild assemble_build(const Context& ctx, const Request& req, const Candidate& c,
-                                int rank, bool may_fail) {
-  return Assembler(ctx, req).build(c, rank, may_fail);
 }
 
 expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
