@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "loader_impl.hpp"
 
 namespace gpuadvisor::catalog::detail {
@@ -12,24 +13,16 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kConditions[] = {"new", "used"};
-constexpr std::string_view kVendorsGpu[] = {"nvidia", "amd"};
 constexpr std::string_view kVendorsCpu[] = {"intel", "amd"};
 constexpr std::string_view kStacks[] = {"cuda", "rocm"};
-constexpr std::string_view kMarkets[] = {"consumer", "workstation", "datacenter"};
-constexpr std::string_view kGpuForms[] = {"pcie", "sxm", "oam"};
 constexpr std::string_view kLinks[] = {"none", "nvlink", "nvlink-bridge", "infinity-fabric"};
 constexpr std::string_view kConnectors[] = {"8pin", "12vhpwr", "cpu8pin", "none"};
 constexpr std::string_view kCpuFamilies[] = {"xeon-w", "xeon-scalable", "threadripper-pro",
                                              "epyc",   "core",          "ryzen"};
 constexpr std::string_view kMemTypes[] = {"DDR4", "DDR5"};
-constexpr std::string_view kPlatformKinds[] = {"tower", "rack"};
 constexpr std::string_view kPsuForms[] = {"atx", "server"};
-constexpr std::string_view kStorageTypes[] = {"nvme", "sata-ssd", "hdd"};
 constexpr std::string_view kEfficiency[] = {"80plus-white", "80plus-bronze",   "80plus-silver",
                                             "80plus-gold",  "80plus-platinum", "80plus-titanium"};
-constexpr std::string_view kCoolingTypes[] = {"air", "liquid", "datacenter"};
-constexpr std::string_view kGpuCooling[] = {"passive", "blower", "open-air", "liquid"};
 constexpr std::string_view kCpuCoolerTypes[] = {"air", "liquid"};
 constexpr std::string_view kNvmeForms[] = {"m.2", "u.2"};
 constexpr std::string_view kBaySizes[] = {"2.5", "3.5"};
@@ -40,8 +33,8 @@ constexpr std::string_view kDriveForms[] = {"m.2", "u.2", "2.5", "3.5"};
 Architecture read_entry(std::type_identity<Architecture>, ObjectReader& r, Ctx& ctx) {
   Architecture a;
   a.id = read_id(r);
-  auto vendor = r.choice("vendor", kVendorsGpu);
-  if (vendor) a.vendor = kVendorsGpu[*vendor];
+  auto vendor = r.choice("vendor", kGpuVendors);
+  if (vendor) a.vendor = kGpuVendors[*vendor];
   auto stack = r.choice("stack", kStacks);
   if (stack) a.stack = kStacks[*stack];
   a.compute_capability = r.string("compute_capability").value_or("");
@@ -62,10 +55,9 @@ Architecture read_entry(std::type_identity<Architecture>, ObjectReader& r, Ctx& 
 Gpu read_entry(std::type_identity<Gpu>, ObjectReader& r, Ctx& ctx) {
   Gpu g;
   read_base(r, g, ctx);
-  if (auto v = r.choice("vendor", kVendorsGpu)) g.vendor = kVendorsGpu[*v];
+  if (auto v = r.choice("vendor", kGpuVendors)) g.vendor = kGpuVendors[*v];
   g.architecture = r.string("architecture").value_or("");
-  assign_enum(g.market, r.choice("market", kMarkets),
-              {GpuMarket::consumer, GpuMarket::workstation, GpuMarket::datacenter});
+  assign_enum(g.market, r.choice("market", kGpuMarketNames));
   assign(g.memory_gb, r.number("memory_gb", 1, 4096));
   g.memory_type = r.string("memory_type").value_or("");
   assign(g.memory_bandwidth_gbs, r.number("memory_bandwidth_gbs", 10, 100000));
@@ -74,8 +66,7 @@ Gpu read_entry(std::type_identity<Gpu>, ObjectReader& r, Ctx& ctx) {
   assign(g.fp32_tflops, r.number("fp32_tflops", 0.1, 10000));
   assign(g.tf32_tflops, r.number("tf32_tflops", 0, 100000));
   assign(g.power_w, r.number("power_w", 10, 3000));
-  assign_enum(g.form_factor, r.choice("form_factor", kGpuForms),
-              {GpuFormFactor::pcie, GpuFormFactor::sxm, GpuFormFactor::oam});
+  assign_enum(g.form_factor, r.choice("form_factor", kGpuFormNames));
   assign(g.slot_width, r.integer("slot_width", 0, 5));
   assign(g.length_mm, r.number("length_mm", 0, 600));
   g.baseboard = r.string("baseboard", Need::optional).value_or("");
@@ -95,16 +86,14 @@ Gpu read_entry(std::type_identity<Gpu>, ObjectReader& r, Ctx& ctx) {
               : g.market == GpuMarket::consumer ? GpuCooling::open_air
                                                 : GpuCooling::blower;
   if (r.has("cooling")) {
-    assign_enum(
-        g.cooling, r.choice("cooling", kGpuCooling, Need::optional),
-        {GpuCooling::passive, GpuCooling::blower, GpuCooling::open_air, GpuCooling::liquid});
+    assign_enum(g.cooling, r.choice("cooling", kGpuCoolingNames, Need::optional));
     if ((g.cooling == GpuCooling::passive) != g.passive_cooling) {
       r.error("cooling", fmt::format("\"passive\" cooling goes with passive_cooling: true (got "
                                      "passive_cooling: {})",
                                      g.passive_cooling));
     }
   }
-  assign_enum(g.condition, r.choice("condition", kConditions), {Condition::new_, Condition::used});
+  assign_enum(g.condition, r.choice("condition", kConditionNames));
 
   // Consistency between fields of one card.
   if (g.form_factor == GpuFormFactor::pcie) {
@@ -150,7 +139,7 @@ Cpu read_entry(std::type_identity<Cpu>, ObjectReader& r, Ctx& ctx) {
 Platform read_entry(std::type_identity<Platform>, ObjectReader& r, Ctx& ctx) {
   Platform p;
   read_base(r, p, ctx);
-  assign_enum(p.kind, r.choice("kind", kPlatformKinds), {PlatformKind::tower, PlatformKind::rack});
+  assign_enum(p.kind, r.choice("kind", kPlatformKindNames));
   p.form_factor = r.string("form_factor").value_or("");
   p.socket = r.string("socket").value_or("");
   p.cpu_families = read_string_list(r, "cpu_families", ctx, Need::optional);
@@ -166,7 +155,8 @@ Platform read_entry(std::type_identity<Platform>, ObjectReader& r, Ctx& ctx) {
   p.gpu_form_factors = read_string_list(r, "gpu_form_factors", ctx, Need::required);
   for (std::size_t i = 0; i < p.gpu_form_factors.size(); ++i) {
     const auto& f = p.gpu_form_factors[i];
-    if (std::find(std::begin(kGpuForms), std::end(kGpuForms), f) == std::end(kGpuForms)) {
+    if (std::find(std::begin(kGpuFormNames), std::end(kGpuFormNames), f) ==
+        std::end(kGpuFormNames)) {
       ctx.diags.push_back({ctx.file, index_path(r.child_path("gpu_form_factors"), i),
                            fmt::format("expected one of pcie, sxm, oam, got \"{}\"", f)});
     }
@@ -245,8 +235,7 @@ MemoryKit read_entry(std::type_identity<MemoryKit>, ObjectReader& r, Ctx& ctx) {
 Storage read_entry(std::type_identity<Storage>, ObjectReader& r, Ctx& ctx) {
   Storage s;
   read_base(r, s, ctx);
-  assign_enum(s.type, r.choice("type", kStorageTypes),
-              {StorageType::nvme, StorageType::sata_ssd, StorageType::hdd});
+  assign_enum(s.type, r.choice("type", kStorageTypeNames));
   assign(s.capacity_tb, r.number("capacity_tb", 0.01, 1000));
   assign(s.seq_read_mbs, r.number("seq_read_mbs", 10, 100000));
   assign(s.power_w, r.number("power_w", 0, 100));
@@ -287,11 +276,10 @@ Psu read_entry(std::type_identity<Psu>, ObjectReader& r, Ctx& ctx) {
 Cooling read_entry(std::type_identity<Cooling>, ObjectReader& r, Ctx& ctx) {
   Cooling c;
   read_base(r, c, ctx);
-  assign_enum(c.type, r.choice("type", kCoolingTypes),
-              {CoolingType::air, CoolingType::liquid, CoolingType::datacenter});
+  assign_enum(c.type, r.choice("type", kCoolingTypeNames));
   assign(c.capacity_w, r.number("capacity_w", 10, 500000));
   assign(c.power_w, r.number("power_w", 0, 20000));
-  if (auto v = r.choice("form", kPlatformKinds)) c.form = kPlatformKinds[*v];
+  if (auto v = r.choice("form", kPlatformKindNames)) c.form = kPlatformKindNames[*v];
   return c;
 }
 

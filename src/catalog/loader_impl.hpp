@@ -26,9 +26,11 @@ void assign(T& dst, const std::optional<U>& v) {
   if (v) dst = static_cast<T>(*v);
 }
 
-template <typename E, std::size_t N>
-void assign_enum(E& dst, const std::optional<std::size_t>& idx, const E (&values)[N]) {
-  if (idx && *idx < N) dst = values[*idx];
+/// An enum read as its index in its names table (serialize.hpp: each table
+/// is in its enum's order).
+template <typename E>
+void assign_enum(E& dst, const std::optional<std::size_t>& idx) {
+  if (idx) dst = static_cast<E>(*idx);
 }
 
 // Fields every category reads the same way (loader_fields.cpp).

@@ -4,12 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "loader_impl.hpp"
 
 namespace gpuadvisor::catalog::detail {
 namespace {
-
-constexpr std::string_view kModelKinds[] = {"transformer", "cnn"};
 
 /// The optional fields of a preset: explicit head size, experts, sliding window.
 void read_model_shape_extras(ObjectReader& r, ModelPreset& m) {
@@ -50,7 +49,7 @@ ModelPreset read_entry(std::type_identity<ModelPreset>, ObjectReader& r, Ctx& ct
   ModelPreset m;
   m.id = read_id(r);
   m.name = r.string("name").value_or("");
-  assign_enum(m.kind, r.choice("kind", kModelKinds), {ModelKind::transformer, ModelKind::cnn});
+  assign_enum(m.kind, r.choice("kind", kModelKindNames));
   assign(m.params, r.number("params", 1e3, 1e14));
   const bool tf = m.kind == ModelKind::transformer;
   const std::int64_t lo = tf ? 1 : 0;

@@ -32,64 +32,24 @@ void put_tail(ojson& j, const PartBase& p) {
   if (!p.notes.empty()) j["notes"] = p.notes;
 }
 
+/// `e`'s name in its table (the table is in the enum's order).
+template <typename E, std::size_t N>
+std::string_view name_of(const std::string_view (&names)[N], E e) {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : names[0];
+}
+
 }  // namespace
 
-std::string_view to_string(PriceKind k) { return kPriceKinds[static_cast<std::size_t>(k)]; }
-std::string_view to_string(Condition c) { return c == Condition::used ? "used" : "new"; }
-std::string_view to_string(GpuFormFactor f) {
-  switch (f) {
-    case GpuFormFactor::sxm:
-      return "sxm";
-    case GpuFormFactor::oam:
-      return "oam";
-    default:
-      return "pcie";
-  }
-}
-std::string_view to_string(GpuMarket m) {
-  switch (m) {
-    case GpuMarket::consumer:
-      return "consumer";
-    case GpuMarket::workstation:
-      return "workstation";
-    default:
-      return "datacenter";
-  }
-}
-std::string_view to_string(PlatformKind k) { return k == PlatformKind::rack ? "rack" : "tower"; }
-std::string_view to_string(StorageType t) {
-  switch (t) {
-    case StorageType::sata_ssd:
-      return "sata-ssd";
-    case StorageType::hdd:
-      return "hdd";
-    default:
-      return "nvme";
-  }
-}
-std::string_view to_string(CoolingType t) {
-  switch (t) {
-    case CoolingType::liquid:
-      return "liquid";
-    case CoolingType::datacenter:
-      return "datacenter";
-    default:
-      return "air";
-  }
-}
-std::string_view to_string(GpuCooling c) {
-  switch (c) {
-    case GpuCooling::passive:
-      return "passive";
-    case GpuCooling::open_air:
-      return "open-air";
-    case GpuCooling::liquid:
-      return "liquid";
-    default:
-      return "blower";
-  }
-}
-std::string_view to_string(ModelKind k) { return k == ModelKind::cnn ? "cnn" : "transformer"; }
+std::string_view to_string(PriceKind k) { return name_of(kPriceKinds, k); }
+std::string_view to_string(Condition c) { return name_of(kConditionNames, c); }
+std::string_view to_string(GpuFormFactor f) { return name_of(kGpuFormNames, f); }
+std::string_view to_string(GpuMarket m) { return name_of(kGpuMarketNames, m); }
+std::string_view to_string(PlatformKind k) { return name_of(kPlatformKindNames, k); }
+std::string_view to_string(StorageType t) { return name_of(kStorageTypeNames, t); }
+std::string_view to_string(CoolingType t) { return name_of(kCoolingTypeNames, t); }
+std::string_view to_string(GpuCooling c) { return name_of(kGpuCoolingNames, c); }
+std::string_view to_string(ModelKind k) { return name_of(kModelKindNames, k); }
 
 ojson to_json(const Source& s) { return {{"key", s.key}, {"title", s.title}, {"url", s.url}}; }
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cli.hpp"
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/rules/region.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
@@ -125,12 +126,11 @@ search::Request to_request(const RecommendOptions& o) {
         {"--model-size", "", "required (or --model PRESET): the model's parameters, e.g. 7B"});
   }
   if (auto n = whole(o.max_gpus, "--max-gpus", 1, 64, diags)) c.max_gpus = *n;
-  static constexpr std::string_view kVendors[] = {"nvidia", "amd"};
-  if (auto v = choice(o.vendor, "--vendor", kVendors, diags)) c.vendor = *v;
+  if (auto v = choice(o.vendor, "--vendor", catalog::kGpuVendors, diags)) c.vendor = *v;
   c.allow_used = o.allow_used;
-  static constexpr std::string_view kForms[] = {"tower", "rack"};
-  if (auto f = choice(o.form_factor, "--form-factor", kForms, diags)) {
-    c.kind = *f == "rack" ? catalog::PlatformKind::rack : catalog::PlatformKind::tower;
+  if (auto f = choice(o.form_factor, "--form-factor", catalog::kPlatformKindNames, diags)) {
+    c.kind = *f == catalog::to_string(catalog::PlatformKind::rack) ? catalog::PlatformKind::rack
+                                                                   : catalog::PlatformKind::tower;
   }
   if (auto v = choice(o.objective, "--objective", search::kObjectiveNames, diags)) {
     c.objective = *search::parse_objective(*v);
@@ -292,13 +292,15 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
                 "also \u00a5150000, 15\u4e07, 150k CNY (an explicit currency converts)")
       ->type_name("AMOUNT");
   k->add_option("--max-gpus", o->max_gpus, "At most N GPUs")->type_name("N");
-  set_choices(k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd (default any)")
-                  ->type_name("V"),
-              std::vector<std::string>{"nvidia", "amd"});
+  set_choices(
+      k->add_option("--vendor", o->vendor, "GPU vendor: nvidia or amd (default any)")
+          ->type_name("V"),
+      std::vector<std::string>(std::begin(catalog::kGpuVendors), std::end(catalog::kGpuVendors)));
   k->add_flag("--allow-used", o->allow_used, "Consider used GPU listings too");
   set_choices(
       k->add_option("--form-factor", o->form_factor, "tower or rack (default any)")->type_name("F"),
-      std::vector<std::string>{"tower", "rack"});
+      std::vector<std::string>(std::begin(catalog::kPlatformKindNames),
+                               std::end(catalog::kPlatformKindNames)));
   k->add_option("--circuit", o->circuit,
                 "Circuit rating, W (volts x amps), read in --region: 1800 = 15 A/120 V, 3680 = "
                 "16 A/230 V (default: the region's outlet for towers, feed for racks)")

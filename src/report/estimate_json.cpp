@@ -2,6 +2,7 @@
 // resolved, memory per GPU, compute and the fit of every GPU.
 #include <cmath>
 
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
@@ -62,7 +63,7 @@ ojson estimate_json(const Estimate& e) {
   j["schema_version"] = kEstimateSchemaVersion;
   ojson arch{{"origin", std::string(to_string(a.origin))},
              {"description", a.origin_text},
-             {"kind", a.kind == catalog::ModelKind::cnn ? "cnn" : "transformer"},
+             {"kind", catalog::to_string(a.kind)},
              {"params", a.params}};
   if (a.kind == catalog::ModelKind::transformer) {
     arch["layers"] = a.layers;

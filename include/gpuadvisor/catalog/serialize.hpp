@@ -28,9 +28,19 @@ using ojson = nlohmann::ordered_json;
 /// One category ("gpus", ...) as a JSON array.
 [[nodiscard]] ojson category_to_json(const Catalog& c, std::string_view key);
 
-/// Enum names as written in the catalog.
-/// Price kinds in PriceKind order: "msrp", "street", "used", "quote", "estimate".
+/// Enum names as written in the catalog, each table in its enum's order: the
+/// loader reads a value as its index, to_string() writes it back.
 inline constexpr std::string_view kPriceKinds[] = {"msrp", "street", "used", "quote", "estimate"};
+inline constexpr std::string_view kConditionNames[] = {"new", "used"};
+inline constexpr std::string_view kGpuFormNames[] = {"pcie", "sxm", "oam"};
+inline constexpr std::string_view kGpuCoolingNames[] = {"passive", "blower", "open-air", "liquid"};
+inline constexpr std::string_view kGpuMarketNames[] = {"consumer", "workstation", "datacenter"};
+inline constexpr std::string_view kPlatformKindNames[] = {"tower", "rack"};
+inline constexpr std::string_view kStorageTypeNames[] = {"nvme", "sata-ssd", "hdd"};
+inline constexpr std::string_view kCoolingTypeNames[] = {"air", "liquid", "datacenter"};
+inline constexpr std::string_view kModelKindNames[] = {"transformer", "cnn"};
+/// GPU and architecture vendors (a text field; --vendor takes the same).
+inline constexpr std::string_view kGpuVendors[] = {"nvidia", "amd"};
 [[nodiscard]] std::string_view to_string(PriceKind k);
 [[nodiscard]] std::string_view to_string(Condition c);
 [[nodiscard]] std::string_view to_string(GpuFormFactor f);
