@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/part_readers.hpp"
@@ -62,6 +63,16 @@ bool priced_category(std::string_view key) {
   return priced;
 }
 
+/// Their singular names, in table order.
+std::vector<std::string_view> priced_categories() {
+  std::vector<std::string_view> names;
+  for_each_category([&](const auto& cat) {
+    using T = typename std::remove_cvref_t<decltype(cat)>::Part;
+    if constexpr (std::is_base_of_v<PartBase, T>) names.push_back(cat.singular);
+  });
+  return names;
+}
+
 std::vector<PriceOverride> read_prices(ObjectReader& top, Ctx& ctx) {
   std::vector<PriceOverride> out;
   const json* arr = top.array("prices", Need::optional);
@@ -73,12 +84,8 @@ std::vector<PriceOverride> read_prices(ObjectReader& top, Ctx& ctx) {
     if (auto cat = r.string("category")) {
       o.category = std::string(category_key(*cat));
       if (!priced_category(o.category)) {
-        r.error(
-            "category",
-            fmt::format("expected a category of priced parts (gpu, cpu, "
-                        "platform, memory, storage, psu, cooling, cpu_cooler, nic, switch, cable), "
-                        "got \"{}\"",
-                        *cat));
+        r.error("category", fmt::format("expected a category of priced parts ({}), got \"{}\"",
+                                        fmt::join(priced_categories(), ", "), *cat));
       }
     }
     o.id = r.string("id").value_or("");

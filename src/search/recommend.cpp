@@ -79,8 +79,6 @@ DataChoice data_of(const Request& r, const workload::Workload& w) {
   return d;
 }
 
-/// The rules that fail for a build, as an engine finding of error severity.
-
 /// Plain words for a best build that trains for longer than --max-days: what
 /// the cloud and more servers of the same kind would take.
 std::optional<std::string> long_run_note(const Recommendation& out, const Request& req) {
