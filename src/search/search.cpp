@@ -163,26 +163,9 @@ Searcher::Impl::Impl(const Context& c, const Constraints& k, RuleMask extra, Imp
   }
   max_n = max_gpu_count(cat, cons);
   if (parent != nullptr) {
-    gpus = parent->gpus;
-    archs = parent->archs;
-    plan_keys = parent->plan_keys;
-    gpu_sku = parent->gpu_sku;
-    gpu_fit = parent->gpu_fit;
+    static_cast<detail::MergedParts&>(*this) = *parent;
     lower_bounds.assign(parent->lower_bounds.size(),
                         std::vector<Cents>(static_cast<std::size_t>(max_n) + 1, -1));
-    cpus = parent->cpus;
-    cpu_coolers = parent->cpu_coolers;
-    mems = parent->mems;
-    stos = parent->stos;
-    mem_fit = parent->mem_fit;
-    sto_fit = parent->sto_fit;
-    mem_fits = parent->mem_fits;
-    sto_fits = parent->sto_fits;
-    psus = parent->psus;
-    cooling_tower = parent->cooling_tower;
-    cooling_rack = parent->cooling_rack;
-    platforms = parent->platforms;
-    cooler_count = parent->cooler_count;
   } else {
     merge_parts();
   }

@@ -15,7 +15,6 @@
 #include "gpuadvisor/search/search.hpp"
 
 namespace gpuadvisor::search {
-namespace detail {
 
 using catalog::Cooling;
 using catalog::Cpu;
@@ -25,6 +24,8 @@ using catalog::MemoryKit;
 using catalog::Platform;
 using catalog::Psu;
 using catalog::Storage;
+
+namespace detail {
 
 constexpr Cents kInf = std::numeric_limits<Cents>::max() / 8;
 
@@ -143,16 +144,31 @@ std::vector<T> pareto(std::vector<T> v) {
   return out;
 }
 
+/// The catalog's parts merged by SKU (merge_parts()): the strict
+/// (clean-margin) search takes its parent's as they are.
+struct MergedParts {
+  std::vector<const Gpu*> gpus;
+  std::vector<const catalog::Architecture*> archs;  ///< of each GPU
+  std::vector<std::string> plan_keys;               ///< plan_key() of each GPU (plans)
+  std::vector<int> gpu_sku;                         ///< id of each GPU's gpu_key() (completions)
+  std::vector<int> gpu_fit;                         ///< id of what holds()' rules read of each GPU
+  std::vector<const Cpu*> cpus;
+  std::vector<const CpuCooler*> cpu_coolers;
+  std::vector<const MemoryKit*> mems;
+  std::vector<const Storage*> stos;
+  /// Id of what the memory rules read of each kit (type, registered, modules,
+  /// capacity) and the storage rules of each drive (type, form, capacity):
+  /// parts with one id share their smallest count in the option tables.
+  std::vector<int> mem_fit, sto_fit;
+  std::size_t mem_fits = 0, sto_fits = 0;
+  std::vector<const Psu*> psus;
+  std::vector<const Platform*> platforms;  ///< unique and allowed
+  std::size_t cooler_count = 0;            ///< unique cooling parts
+  std::vector<CoolOpt> cooling_tower, cooling_rack;
+};
+
 }  // namespace detail
 
-using catalog::Cooling;
-using catalog::Cpu;
-using catalog::CpuCooler;
-using catalog::Gpu;
-using catalog::MemoryKit;
-using catalog::Platform;
-using catalog::Psu;
-using catalog::Storage;
 using detail::cheaper;
 using detail::Completion;
 using detail::CoolOpt;
@@ -167,7 +183,7 @@ using detail::PsuTable;
 using detail::Staircase;
 using detail::StoOpt;
 
-struct Searcher::Impl {
+struct Searcher::Impl : detail::MergedParts {
   const Context& ctx;
   Constraints cons;
   const rules::Parameters& p;
@@ -178,26 +194,8 @@ struct Searcher::Impl {
   std::vector<const rules::RuleDecl*> active;
   std::vector<const rules::RuleDecl*> floors;  ///< of those, the rules with a PSU floor
 
-  std::vector<const Gpu*> gpus;
-  std::vector<const catalog::Architecture*> archs;  ///< of each GPU
-  std::vector<std::string> plan_keys;               ///< plan_key() of each GPU (plans)
-  std::vector<int> gpu_sku;                         ///< id of each GPU's gpu_key() (completions)
-  std::vector<int> gpu_fit;                         ///< id of what holds()' rules read of each GPU
-  std::vector<std::vector<Cents>> lower_bounds;     ///< [gpu_fit][count]: platform part
-  std::vector<const Cpu*> cpus;
-  std::vector<const CpuCooler*> cpu_coolers;
-  std::vector<const MemoryKit*> mems;
-  std::vector<const Storage*> stos;
-  /// Id of what the memory rules read of each kit (type, registered, modules,
-  /// capacity) and the storage rules of each drive (type, form, capacity):
-  /// parts with one id share their smallest count in the option tables.
-  std::vector<int> mem_fit, sto_fit;
-  std::size_t mem_fits = 0, sto_fits = 0;
-  std::vector<const Psu*> psus;
-  std::vector<const Platform*> platforms;  ///< unique and allowed
-  std::size_t cooler_count = 0;            ///< unique cooling parts
+  std::vector<std::vector<Cents>> lower_bounds;  ///< [gpu_fit][count]: platform part
   std::vector<PlatInfo> plats;
-  std::vector<CoolOpt> cooling_tower, cooling_rack;
   std::unordered_map<std::string, PsuTable> psu_tables;
   // Options per category depend on a few platform fields only: memoized by them.
   std::unordered_map<std::string, std::vector<MemOpt>> memory_cache;
