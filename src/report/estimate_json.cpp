@@ -7,6 +7,7 @@
 #include "gpuadvisor/report/estimate_report.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
+#include "memory_terms.hpp"
 #include "serving_report.hpp"
 
 namespace gpuadvisor::report {
@@ -18,19 +19,13 @@ using namespace workload;
 double whole(double v) { return std::round(v); }
 
 ojson memory_json(const MemoryBreakdown& m) {
-  return {{"weights", whole(m.weights)},
-          {"master_weights", whole(m.master_weights)},
-          {"gradients", whole(m.gradients)},
-          {"optimizer", whole(m.optimizer)},
-          {"activations", whole(m.activations)},
-          {"logits", whole(m.logits)},
-          {"kv_cache", whole(m.kv_cache)},
-          {"overhead", whole(m.overhead)},
-          {"peak_allocated_bytes", whole(m.peak_allocated)},
-          {"peak_reserved_bytes", whole(m.peak_reserved)},
-          {"device_bytes", whole(m.device)},
-          {"total", whole(m.total)},
-          {"kv_cache_average", whole(m.kv_cache_average)}};
+  ojson j = detail::memory_terms_json(m);
+  j["peak_allocated_bytes"] = whole(m.peak_allocated);
+  j["peak_reserved_bytes"] = whole(m.peak_reserved);
+  j["device_bytes"] = whole(m.device);
+  j["total"] = whole(m.total);
+  j["kv_cache_average"] = whole(m.kv_cache_average);
+  return j;
 }
 
 ojson compute_json(const ComputeEstimate& c) {

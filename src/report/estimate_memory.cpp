@@ -9,6 +9,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "memory_terms.hpp"
 #include "serving_report.hpp"
 
 namespace gpuadvisor::report {
@@ -18,21 +19,6 @@ using namespace workload;
 namespace {
 
 std::string bytes_or_dash(double b) { return b > 0 ? format_bytes(b) : "-"; }
-
-struct Term {
-  const char* name;
-  double MemoryBreakdown::*field;
-};
-constexpr Term kTerms[] = {
-    {"weights", &MemoryBreakdown::weights},
-    {"master weights", &MemoryBreakdown::master_weights},
-    {"gradients", &MemoryBreakdown::gradients},
-    {"optimizer states", &MemoryBreakdown::optimizer},
-    {"activations", &MemoryBreakdown::activations},
-    {"logits and loss", &MemoryBreakdown::logits},
-    {"KV cache", &MemoryBreakdown::kv_cache},
-    {"overhead", &MemoryBreakdown::overhead},
-};
 
 std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_view term) {
   const bool fp32 = w.precision == Precision::fp32;
@@ -141,13 +127,12 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
   } else {
     out += "Memory per GPU\n";
   }
-  for (const auto& t : kTerms) {
-    const double v = m.*t.field;
-    const std::string note = e.layout && std::string_view(t.name) != "logits and loss" &&
-                                     std::string_view(t.name) != "overhead"
-                                 ? layout_term_note(w, *e.layout, m, t.name)
-                                 : term_note(w, m, t.name);
-    out += fmt::format("  {:<18}{:>11}  {}", t.name, bytes_or_dash(v), note);
+  for (const auto& t : detail::kMemoryTerms) {
+    const double v = m.*t.bytes;
+    const std::string note = e.layout && t.key != "logits" && t.key != "overhead"
+                                 ? layout_term_note(w, *e.layout, m, t.words)
+                                 : term_note(w, m, t.words);
+    out += fmt::format("  {:<18}{:>11}  {}", t.words, bytes_or_dash(v), note);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
   }

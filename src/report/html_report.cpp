@@ -16,6 +16,7 @@
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
 #include "html_parts.hpp"
+#include "memory_terms.hpp"
 
 namespace gpuadvisor::report {
 namespace html {
@@ -61,30 +62,12 @@ std::string page(std::string_view title, const std::string& body) {
       GPUADVISOR_VERSION, esc(title), kStyle, body, GPUADVISOR_VERSION);
 }
 
-// --- Memory terms -----------------------------------------------------------------
-
-namespace {
-struct TermColor {
-  const char* name;
-  double workload::MemoryBreakdown::*field;
-  const char* color;
-};
-constexpr TermColor kTerms[] = {
-    {"weights", &workload::MemoryBreakdown::weights, "#2563eb"},
-    {"master weights", &workload::MemoryBreakdown::master_weights, "#60a5fa"},
-    {"gradients", &workload::MemoryBreakdown::gradients, "#16a34a"},
-    {"optimizer states", &workload::MemoryBreakdown::optimizer, "#86efac"},
-    {"activations", &workload::MemoryBreakdown::activations, "#f59e0b"},
-    {"logits and loss", &workload::MemoryBreakdown::logits, "#fcd34d"},
-    {"KV cache", &workload::MemoryBreakdown::kv_cache, "#a855f7"},
-    {"overhead", &workload::MemoryBreakdown::overhead, "#9ca3af"},
-};
-}  // namespace
+// --- Memory terms (memory_terms.hpp) -------------------------------------------
 
 std::string legend() {
   std::string out = "<p class=\"legend\">";
-  for (const auto& t : kTerms) {
-    out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", t.color, t.name);
+  for (const auto& t : detail::kMemoryTerms) {
+    out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", t.color, t.words);
   }
   return out + "<span><i style=\"background:#1d2430;width:.2em\"></i>usable memory</span></p>\n";
 }
@@ -106,14 +89,14 @@ std::string memory_chart(const std::vector<MemoryBar>& bars) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLeft - 8,
                        num(y + 17), esc(b.label));
     double x = kLeft;
-    for (const auto& t : kTerms) {
-      const double v = b.memory.*t.field;
+    for (const auto& t : detail::kMemoryTerms) {
+      const double v = b.memory.*t.bytes;
       if (v <= 0) continue;
       const double w = v / top * plot;
       out += fmt::format(
           "<rect class=\"term\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"22\" fill=\"{}\">"
           "<title>{}: {}</title></rect>\n",
-          num(x), num(y + 2), num(w), t.color, t.name, format_bytes(v));
+          num(x), num(y + 2), num(w), t.color, t.words, format_bytes(v));
       x += w;
     }
     out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 4), num(y + 17),

@@ -7,6 +7,7 @@
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
+#include "memory_terms.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -98,15 +99,7 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
   j["memory"] = {{"per_gpu_bytes", std::round(m.total)},
                  {"available_bytes", std::round(b.available_bytes)},
                  {"usable_bytes", std::round(b.usable_bytes)},
-                 {"terms",
-                  {{"weights", std::round(m.weights)},
-                   {"master_weights", std::round(m.master_weights)},
-                   {"gradients", std::round(m.gradients)},
-                   {"optimizer", std::round(m.optimizer)},
-                   {"activations", std::round(m.activations)},
-                   {"logits", std::round(m.logits)},
-                   {"kv_cache", std::round(m.kv_cache)},
-                   {"overhead", std::round(m.overhead)}}},
+                 {"terms", detail::memory_terms_json(m)},
                  {"changes", workload::words(b.changes, workload::change_clause)}};
   const auto& k = b.compute;
   j["performance"] = {{"tokens_per_second", round_to(k.tokens_per_second, 1)},

@@ -12,6 +12,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
+#include "memory_terms.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -49,7 +50,8 @@ std::string objective_text(search::Objective o) {
   }
 }
 
-std::string detail(std::string_view label, const std::string& text, std::size_t width) {
+/// One line of a build: its label ("power", "tip"), then the text wrapped under it.
+std::string labelled(std::string_view label, const std::string& text, std::size_t width) {
   return fmt::format("    {:<{}}{}\n", label, kLabel - 4, wrap_text(text, width, kLabel, kLabel));
 }
 
@@ -99,7 +101,7 @@ std::string build_bill_text(const RecommendedBuild& b, const search::Request& re
     power += fmt::format("; circuit {} carries {}", format_watts(pw.circuit_w),
                          format_watts(pw.circuit_cap_w));
   }
-  out += detail("power", power, width);
+  out += labelled("power", power, width);
   return out;
 }
 
@@ -139,15 +141,8 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   auto term = [&](std::string_view name, double v) {
     if (v >= 0.05 * kGiB) terms.push_back(fmt::format("{} {}", name, format_bytes(v)));
   };
-  term("weights", m.weights);
-  term("master", m.master_weights);
-  term("grads", m.gradients);
-  term("optimizer", m.optimizer);
-  term("activations", m.activations);
-  term("logits", m.logits);
-  term("KV cache", m.kv_cache);
-  term("overhead", m.overhead);
-  out += detail(
+  for (const auto& t : detail::kMemoryTerms) term(t.brief, m.*t.bytes);
+  out += labelled(
       "memory",
       fmt::format("{} per GPU of {} ({}): {}", format_bytes(m.total),
                   format_bytes(b.available_bytes),
@@ -155,30 +150,30 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                   fmt::join(terms, ", ")),
       st.width);
   if (!b.changes.empty()) {
-    out += detail(
+    out += labelled(
         "changes",
         fmt::format("{}", fmt::join(workload::words(b.changes, workload::change_clause), "; ")),
         st.width);
   }
   const auto& k = b.compute;
   const bool cnn = b.plan->workload.arch.kind == catalog::ModelKind::cnn;
-  out += detail("speed",
-                fmt::format("{}, MFU {} %: {} {} in {} ({} GPU-hours)",
-                            format_rate(k.tokens_per_second, cnn ? "samples" : "tokens"),
-                            k.mfu < 0.1 ? fmt::format("{:.1f}", k.mfu * 100)
-                                        : fmt::format("{:.0f}", k.mfu * 100),
-                            format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
-                            format_duration_hours(k.time_hours), format_number(k.gpu_hours)),
-                st.width);
-  out += detail("energy",
-                fmt::format("{} kWh at the wall (PUE {}): {} of electricity at {}/kWh",
-                            format_number(b.energy_kwh), b.pue, req.money(b.electricity_usd),
-                            req.money(req.electricity_usd_per_kwh, 3)),
-                st.width);
-  if (!b.clean_note.empty()) out += detail("warnings", b.clean_note, st.width);
-  if (b.rent) out += detail("rent", rent_text(*b.rent, req.money), st.width);
+  out += labelled("speed",
+                  fmt::format("{}, MFU {} %: {} {} in {} ({} GPU-hours)",
+                              format_rate(k.tokens_per_second, cnn ? "samples" : "tokens"),
+                              k.mfu < 0.1 ? fmt::format("{:.1f}", k.mfu * 100)
+                                          : fmt::format("{:.0f}", k.mfu * 100),
+                              format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
+                              format_duration_hours(k.time_hours), format_number(k.gpu_hours)),
+                  st.width);
+  out += labelled("energy",
+                  fmt::format("{} kWh at the wall (PUE {}): {} of electricity at {}/kWh",
+                              format_number(b.energy_kwh), b.pue, req.money(b.electricity_usd),
+                              req.money(req.electricity_usd_per_kwh, 3)),
+                  st.width);
+  if (!b.clean_note.empty()) out += labelled("warnings", b.clean_note, st.width);
+  if (b.rent) out += labelled("rent", rent_text(*b.rent, req.money), st.width);
   out += build_findings_text(b, st);
-  for (const auto& t : b.tips) out += detail("tip", t, st.width);
+  for (const auto& t : b.tips) out += labelled("tip", t, st.width);
   return out;
 }
 
