@@ -5,4 +5,4 @@ string(LENGTH "${hex}" hex_len)
 math(EXPR size "${hex_len} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 file(WRITE ${OUT}
-"// Generated from ${IN}; do not edit.\n#include <string_view>\nnamespace ${NAMESPACE} {\nnamespace {\nconstexpr unsigned char data[] = {${bytes} 0};\n}\nextern const std::string_view ${NAME};\nconst std::string_view ${NAME}{reinterpret_cast<const char*>(data), ${size}};\n}\n")
+"// Generated from ${IN}; do not edit.\n#include <string_view>\nnamespace ${NAMESPACE} {\nnamespace {\nconstexpr unsigned char ${NAME}_bytes[] = {${bytes} 0};\n}\nextern const std::string_view ${NAME};\nconst std::string_view ${NAME}{reinterpret_cast<const char*>(${NAME}_bytes), ${size}};\n}\n")

@@ -10,7 +10,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json"};
+const std::vector<std::string> kCatalogFormats{"text", "json"};
 
 struct CatalogOptions {
   std::vector<std::string> categories;
@@ -38,7 +38,7 @@ std::vector<std::string_view> category_keys(const std::vector<std::string>& name
 }
 
 ExitCode run_list(const Globals& g, const CatalogOptions& o) {
-  require_format(g, "catalog list", kFormats);
+  require_format(g, "catalog list", kCatalogFormats);
   const auto keys = category_keys(o.categories);
   const auto c = load_catalog(g);
   if (!o.region.empty() || o.fx) {
@@ -58,7 +58,7 @@ ExitCode run_list(const Globals& g, const CatalogOptions& o) {
 }
 
 ExitCode run_show(const Globals& g, const CatalogOptions& o) {
-  require_format(g, "catalog show", kFormats);
+  require_format(g, "catalog show", kCatalogFormats);
   const auto keys = category_keys(o.categories);
   const auto c = load_catalog(g);
   auto refs = report::find_part(c, o.id);
@@ -88,7 +88,7 @@ ExitCode run_show(const Globals& g, const CatalogOptions& o) {
 }
 
 ExitCode run_validate(const Globals& g, const CatalogOptions& o) {
-  require_format(g, "catalog validate", kFormats);
+  require_format(g, "catalog validate", kCatalogFormats);
   // Each file is checked on its own, layered over the embedded catalog (and
   // any --catalog files), so that every file's problems are listed.
   Diagnostics all;
@@ -151,7 +151,7 @@ Examples:
           "the catalog has them, KIND marked \"(local)\"; the others converted at the dated "
           "rate or --fx), and the parts left out there with what replaces them");
   add_fx_option(list, opts->fx);
-  r.add(list, kFormats, [&g, opts] { return run_list(g, *opts); });
+  r.add(list, kCatalogFormats, [&g, opts] { return run_list(g, *opts); });
 
   CLI::App* show = cat->add_subcommand("show", "Show one part with every figure and its sources");
   set_choices(show->add_option("id", opts->id, "Part id, as in 'catalog list'")
@@ -162,14 +162,14 @@ Examples:
       show->add_option("--category", opts->categories, "Category, where an id is in several")
           ->type_name("C"),
       categories);
-  r.add(show, kFormats, [&g, opts] { return run_show(g, *opts); });
+  r.add(show, kCatalogFormats, [&g, opts] { return run_show(g, *opts); });
 
   CLI::App* validate = cat->add_subcommand(
       "validate", "Check catalog files: every problem with its JSON path; exit 2 if any");
   validate->add_option("files", opts->files, "Catalog files (each layered over the embedded one)")
       ->required()
       ->type_name("FILE");
-  r.add(validate, kFormats, [&g, opts] { return run_validate(g, *opts); });
+  r.add(validate, kCatalogFormats, [&g, opts] { return run_validate(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

@@ -10,7 +10,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json", "junit", "sarif"};
+const std::vector<std::string> kCheckFormats{"text", "json", "junit", "sarif"};
 
 struct CheckOptions {
   std::vector<std::string> specs;
@@ -27,7 +27,7 @@ rules::RuleSet load_rules(const std::string& file, const std::string& policy) {
 }
 
 ExitCode run_check(const Globals& g, const CheckOptions& o) {
-  require_format(g, "check", kFormats);
+  require_format(g, "check", kCheckFormats);
   const auto rs = load_rules(o.rules_file, o.policy);
   const std::string region = checked_region(o.region);
   const auto cat = load_catalog(g);
@@ -88,7 +88,7 @@ Exit codes: 0 no errors (with --strict: no warnings either), 1 a rule fails,
       ->check(non_empty("a rules file"));
   add_policy_option(cmd, opts->policy);
   add_region_option(cmd, opts->region);
-  r.add(cmd, kFormats, [&g, opts] { return run_check(g, *opts); });
+  r.add(cmd, kCheckFormats, [&g, opts] { return run_check(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

@@ -10,7 +10,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json", "html"};
+const std::vector<std::string> kEstimateFormats{"text", "json", "html"};
 
 struct EstimateFlags {
   WorkloadFlags w;
@@ -37,7 +37,7 @@ std::optional<plan::Layout> layout_of(workload::Workload& w, const EstimateFlags
 }
 
 ExitCode run_estimate(const Globals& g, const EstimateFlags& flags) {
-  require_format(g, "estimate", kFormats);
+  require_format(g, "estimate", kEstimateFormats);
   const auto input = to_input(flags.w);
   const auto cat = load_catalog(g);
   auto w = workload::resolve(input, cat, workload::Origin::flags());
@@ -84,7 +84,7 @@ listed changes), 1 with --gpu: it does not fit that GPU even with changes,
                                          "The run's tensor/pipeline/context parallel layout "
                                          "(needs --gpu; priced by plan's layout cost model)"),
                    flags->layout, LayoutUse::run);
-  r.add(cmd, kFormats, [&g, flags] { return run_estimate(g, *flags); });
+  r.add(cmd, kEstimateFormats, [&g, flags] { return run_estimate(g, *flags); });
 }
 
 }  // namespace gpuadvisor::cli

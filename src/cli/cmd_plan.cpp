@@ -24,7 +24,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json", "html"};
+const std::vector<std::string> kPlanFormats{"text", "json", "html"};
 
 struct PlanFlags {
   WorkloadFlags w;
@@ -208,7 +208,7 @@ void write_files(const std::string& dir, const std::vector<plan::EmittedFile>& f
 }
 
 ExitCode run_plan(const Globals& g, const PlanFlags& f) {
-  require_format(g, "plan", kFormats);
+  require_format(g, "plan", kPlanFormats);
   for (const auto& e : f.emit) {
     if (std::find(std::begin(plan::kEngineNames), std::end(plan::kEngineNames), e) ==
         std::end(plan::kEngineNames))
@@ -316,7 +316,7 @@ Exit codes: 0 a plan, 1 no layout fits (or meets the deadline), 2 bad input.)");
                 "Directory for the launch files (created if missing)")
       ->type_name("DIR");
   e->add_flag("--force", f->force, "Replace launch files that exist");
-  r.add(cmd, kFormats, [&g, f] { return run_plan(g, *f); });
+  r.add(cmd, kPlanFormats, [&g, f] { return run_plan(g, *f); });
 }
 
 }  // namespace gpuadvisor::cli

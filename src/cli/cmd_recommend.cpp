@@ -18,7 +18,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json", "html"};
+const std::vector<std::string> kRecommendFormats{"text", "json", "html"};
 /// Builds the HTML chart asks the search for: more than any catalog has GPU
 /// models times counts within one budget.
 constexpr int kConsideredBuilds = 1000;
@@ -223,7 +223,7 @@ std::string next_steps(const Globals& g, const RecommendOptions& o,
 }
 
 ExitCode run_recommend(const Globals& g, const RecommendOptions& o) {
-  require_format(g, "recommend", kFormats);
+  require_format(g, "recommend", kRecommendFormats);
   if (o.serving.given()) {
     if (g.format == "html") {
       throw InputError(Diagnostics{{"--format", "", "a serving plan is text or json"}});
@@ -367,7 +367,7 @@ Exit codes: 0 builds found, 1 nothing fits (the output says why), 2 bad input.)"
       ->type_name("GB");
   out->add_option("--checkpoints", o->checkpoints, "Checkpoints kept on disk (default 3)")
       ->type_name("N");
-  r.add(cmd, kFormats, [&g, o] { return run_recommend(g, *o); });
+  r.add(cmd, kRecommendFormats, [&g, o] { return run_recommend(g, *o); });
 }
 
 }  // namespace gpuadvisor::cli

@@ -6,7 +6,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json"};
+const std::vector<std::string> kRulesFormats{"text", "json"};
 
 struct RulesOptions {
   std::string rules_file;
@@ -14,7 +14,7 @@ struct RulesOptions {
 };
 
 ExitCode run_rules(const Globals& g, const RulesOptions& o) {
-  require_format(g, "rules", kFormats);
+  require_format(g, "rules", kRulesFormats);
   auto rs = rules::load_rule_set(o.rules_file, o.policy);
   if (!rs) throw InputError(std::move(rs.error()));
   if (g.format == "json")
@@ -42,7 +42,7 @@ Examples:
       ->type_name("FILE")
       ->check(non_empty("a rules file"));
   add_policy_option(cmd, opts->policy);
-  r.add(cmd, kFormats, [&g, opts] { return run_rules(g, *opts); });
+  r.add(cmd, kRulesFormats, [&g, opts] { return run_rules(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

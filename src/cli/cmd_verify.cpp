@@ -11,7 +11,7 @@
 namespace gpuadvisor::cli {
 namespace {
 
-const std::vector<std::string> kFormats{"text", "json", "junit", "sarif"};
+const std::vector<std::string> kVerifyFormats{"text", "json", "junit", "sarif"};
 
 struct VerifyOptions {
   std::string spec;
@@ -23,7 +23,7 @@ struct VerifyOptions {
 };
 
 ExitCode run_verify(const Globals& g, const VerifyOptions& o) {
-  require_format(g, "verify", kFormats);
+  require_format(g, "verify", kVerifyFormats);
   auto base = rules::load_rule_set(o.rules_file, o.policy);
   if (!base) throw InputError(std::move(base.error()));
   const auto cat = load_catalog(g);
@@ -102,7 +102,7 @@ Exit codes: 0 no errors (with --strict: no warnings either), 1 a check fails,
       ->type_name("FILE")
       ->check(non_empty("a rules file"));
   add_policy_option(cmd, opts->policy);
-  r.add(cmd, kFormats, [&g, opts] { return run_verify(g, *opts); });
+  r.add(cmd, kVerifyFormats, [&g, opts] { return run_verify(g, *opts); });
 }
 
 }  // namespace gpuadvisor::cli

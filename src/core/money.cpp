@@ -2,6 +2,7 @@
 #include "gpuadvisor/core/money.hpp"
 
 #include "gpuadvisor/core/number.hpp"
+#include "gpuadvisor/core/text.hpp"
 
 #include <array>
 #include <cctype>
@@ -12,25 +13,6 @@
 
 namespace gpuadvisor {
 namespace {
-
-bool space(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) !=
-        std::toupper(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 /// A way of naming a currency before or after the number. "?" is the yen/yuan
 /// sign, whose currency depends on the region.
@@ -92,7 +74,7 @@ std::string currency_list() {
 gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
                                                        std::string_view local) {
   const std::string expected = fmt::format("expected an amount such as {}", examples(local));
-  std::string_view s = trim(text);
+  std::string_view s = trim(text, kBlanks);
   if (s.empty()) return gpuadvisor::unexpected("empty value; " + expected);
   if (s.front() == '-') {
     return gpuadvisor::unexpected(fmt::format("negative amount \"{}\"; {}", text, expected));
@@ -102,7 +84,7 @@ gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
   for (const auto& m : kMarkers) {
     if (m.prefix && s.size() >= m.text.size() && iequals(s.substr(0, m.text.size()), m.text)) {
       before = m.code;
-      s = trim(s.substr(m.text.size()));
+      s = trim(s.substr(m.text.size()), kBlanks);
       break;
     }
   }
@@ -110,7 +92,7 @@ gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
     if (m.suffix && s.size() >= m.text.size() &&
         iequals(s.substr(s.size() - m.text.size()), m.text)) {
       after = m.code;
-      s = trim(s.substr(0, s.size() - m.text.size()));
+      s = trim(s.substr(0, s.size() - m.text.size()), kBlanks);
       break;
     }
   }
@@ -139,7 +121,7 @@ gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
   for (const auto& m : kMultipliers) {
     if (s.size() > m.text.size() && s.ends_with(m.text)) {
       factor = m.factor;
-      s = trim(s.substr(0, s.size() - m.text.size()));
+      s = trim(s.substr(0, s.size() - m.text.size()), kBlanks);
       break;
     }
   }
@@ -199,7 +181,7 @@ gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
     return gpuadvisor::unexpected(
         fmt::format("unknown suffix \"{}\" in \"{}\"; expected k, M, \u4e07 or \u4ebf, then "
                     "a currency: {}",
-                    trim(s.substr(end)), text, currency_list()));
+                    trim(s.substr(end), kBlanks), text, currency_list()));
   }
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value,
                                    std::chars_format::general);

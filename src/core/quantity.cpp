@@ -1,6 +1,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 
 #include "gpuadvisor/core/number.hpp"
+#include "gpuadvisor/core/text.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -10,12 +11,6 @@
 
 namespace gpuadvisor {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 /// Splits "6.7B" into 6.7 and "B". Accepts decimal and exponent notation only
 /// (no hex, no "inf"/"nan", no sign).
@@ -33,17 +28,6 @@ gpuadvisor::expected<std::pair<double, std::string_view>, std::string> number_an
   if (!std::isfinite(value)) return gpuadvisor::unexpected("number out of range");
   return std::pair{
       value, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 gpuadvisor::expected<double, std::string> apply_si(double value, std::string_view suffix,

@@ -9,6 +9,7 @@
 
 #include "../workload/model.hpp"
 #include "cost_internal.hpp"
+#include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/plan/constants.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 
@@ -17,8 +18,6 @@ namespace wk = workload::k;
 using workload::Sharding;
 
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 /// A ring collective of `n` GPUs that moves `factor` x `bytes` per GPU, of
 /// which `hops_inter` steps cross nodes.

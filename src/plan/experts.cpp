@@ -6,14 +6,9 @@
 #include <fmt/format.h>
 
 #include "cost_internal.hpp"
+#include "gpuadvisor/core/arith.hpp"
 
 namespace gpuadvisor::plan::detail {
-namespace {
-
-double d(int v) { return static_cast<double>(v); }
-
-}  // namespace
-
 std::vector<ExpertSplit> expert_splits(const workload::Workload& w, int tp, int cp, int dp) {
   const auto& a = w.arch;
   if (!a.moe() || a.moe_layers() == 0) return {{1, 1}};

@@ -3,6 +3,7 @@
 // ComputeEstimate and FitResult, so that `estimate --tp 8 --pp 8` and
 // `plan --tp 8 --pp 8` agree to the digit.
 #include "gpuadvisor/plan/layout_estimate.hpp"
+#include "gpuadvisor/core/arith.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -39,8 +40,6 @@ Workload as_laid_out(const Workload& w, const Layout& l) {
   out.gpus = l.gpus();
   return out;
 }
-
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 }  // namespace
 

@@ -9,12 +9,11 @@
 
 #include "../workload/model.hpp"
 #include "cost_internal.hpp"
+#include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 
 namespace gpuadvisor::plan::detail {
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 /// Layer-micro-batches of activations alive on a stage at the peak.
 int in_flight(const Layout& l, int stage_layers, bool first) {

@@ -22,7 +22,7 @@ using ojson = nlohmann::ordered_json;
 using Align = Table::Align;
 using network::table;  // the NIC, switch and cable tables
 
-std::string num(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, decimals); }
+std::string fixed(double v, int decimals = 0) { return fmt::format("{:.{}f}", v, decimals); }
 
 /// The price columns of every part table: what a price is and when, beside it.
 /// Prices in the listing's currency (`m`: USD unless `catalog list --region`).
@@ -55,8 +55,8 @@ std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity
            {"KIND"},
            {"DATE"}});
   for (const auto& g : c.gpus) {
-    t.add_row({g.id, num(g.memory_gb), num(g.tensor_tflops_16bit, 1),
-               g.tensor_tflops_fp8 > 0 ? num(g.tensor_tflops_fp8, 1) : "-", num(g.power_w),
+    t.add_row({g.id, fixed(g.memory_gb), fixed(g.tensor_tflops_16bit, 1),
+               g.tensor_tflops_fp8 > 0 ? fixed(g.tensor_tflops_fp8, 1) : "-", fixed(g.power_w),
                std::string(catalog::to_string(g.form_factor)) +
                    (g.slot_width > 0 ? fmt::format(" {}-slot", g.slot_width) : ""),
                g.interconnect.type, std::string(catalog::to_string(g.condition)),
@@ -78,7 +78,7 @@ std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity
   for (const auto& p : c.cpus) {
     t.add_row({p.id, p.socket, std::to_string(p.cores),
                fmt::format("{} (gen {})", p.pcie_lanes, p.pcie_gen),
-               fmt::format("{}ch {}", p.memory_channels, p.memory_type), num(p.tdp_w),
+               fmt::format("{}ch {}", p.memory_channels, p.memory_type), fixed(p.tdp_w),
                price(money, p.price), price_kind(money, p.price), month(p.price)});
   }
   return t.render();
@@ -101,7 +101,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
                                  ? p.form_factor
                                  : fmt::format("{} {}", catalog::to_string(p.kind), p.form_factor);
     t.add_row({p.id, kind, fmt::format("{}x {}", p.cpu_sockets, p.socket), gpus,
-               fmt::format("{}x {} <={}W", p.psu_bays, p.psu_form, num(p.max_psu_w)),
+               fmt::format("{}x {} <={}W", p.psu_bays, p.psu_form, fixed(p.max_psu_w)),
                price(money, p.price), price_kind(money, p.price), month(p.price)});
   }
   return t.render();
@@ -118,10 +118,10 @@ std::string table(const Catalog& c, const MoneyFormat& money,
            {"KIND"},
            {"DATE"}});
   for (const auto& m : c.memory) {
-    t.add_row({m.id, shorten(m.name, 30),
-               fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
-               fmt::format("{}x {}", m.modules, num(m.capacity_gb / m.modules)), num(m.capacity_gb),
-               price(money, m.price), price_kind(money, m.price), month(m.price)});
+    t.add_row(
+        {m.id, shorten(m.name, 30), fmt::format("{} {}", m.type, m.registered ? "RDIMM" : "UDIMM"),
+         fmt::format("{}x {}", m.modules, fixed(m.capacity_gb / m.modules)), fixed(m.capacity_gb),
+         price(money, m.price), price_kind(money, m.price), month(m.price)});
   }
   return t.render();
 }
@@ -138,7 +138,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
            {"DATE"}});
   for (const auto& s : c.storage) {
     t.add_row({s.id, shorten(s.name, 30), std::string(catalog::to_string(s.type)),
-               num(s.capacity_tb, 2), num(s.seq_read_mbs), price(money, s.price),
+               fixed(s.capacity_tb, 2), fixed(s.seq_read_mbs), price(money, s.price),
                price_kind(money, s.price), month(s.price)});
   }
   return t.render();
@@ -155,7 +155,7 @@ std::string table(const Catalog& c, const MoneyFormat& money, std::type_identity
            {"KIND"},
            {"DATE"}});
   for (const auto& p : c.psus) {
-    t.add_row({p.id, p.form, num(p.watts_230v), num(p.watts_115v), p.efficiency,
+    t.add_row({p.id, p.form, fixed(p.watts_230v), fixed(p.watts_115v), p.efficiency,
                fmt::format("{}x8pin {}x16pin", p.pcie_8pin, p.connectors_12vhpwr),
                price(money, p.price), price_kind(money, p.price), month(p.price)});
   }
@@ -174,7 +174,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
            {"DATE"}});
   for (const auto& x : c.cooling) {
     t.add_row({x.id, shorten(x.name, 28), std::string(catalog::to_string(x.type)), x.form,
-               num(x.capacity_w), price(money, x.price), price_kind(money, x.price),
+               fixed(x.capacity_w), price(money, x.price), price_kind(money, x.price),
                month(x.price)});
   }
   return t.render();
@@ -192,7 +192,7 @@ std::string table(const Catalog& c, const MoneyFormat& money,
            {"DATE"}});
   for (const auto& x : c.cpu_coolers) {
     t.add_row({x.id, shorten(x.name, 28), x.type,
-               shorten(fmt::format("{}", fmt::join(x.sockets, ",")), 24), num(x.max_cpu_w),
+               shorten(fmt::format("{}", fmt::join(x.sockets, ",")), 24), fixed(x.max_cpu_w),
                price(money, x.price), price_kind(money, x.price), month(x.price)});
   }
   return t.render();

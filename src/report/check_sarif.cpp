@@ -38,7 +38,7 @@ std::string_view level(rules::Severity s) {
   }
 }
 
-ojson quantity(const rules::Quantity& q) {
+ojson sarif_quantity(const rules::Quantity& q) {
   ojson j{{"text", q.text}, {"unit", q.unit}};
   if (q.value) j["value"] = *q.value;
   return j;
@@ -112,8 +112,8 @@ nlohmann::ordered_json check_sarif(const CheckReport& r, const rules::RuleSet& r
             ojson::array({{{"kind", "inSource"}, {"justification", f.waiver_reason}}});
       }
       ojson props{{"spec", s.name}, {"title", f.title}, {"fix", f.fix}};
-      if (!f.measured.text.empty()) props["measured"] = quantity(f.measured);
-      if (!f.limit.text.empty()) props["limit"] = quantity(f.limit);
+      if (!f.measured.text.empty()) props["measured"] = sarif_quantity(f.measured);
+      if (!f.limit.text.empty()) props["limit"] = sarif_quantity(f.limit);
       res["properties"] = std::move(props);
       results.push_back(std::move(res));
     }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/check_report.hpp"
@@ -16,8 +17,6 @@ namespace gpuadvisor::report {
 using nlohmann::ordered_json;
 
 namespace {
-
-double cents(double usd) { return round_to(usd, 2); }
 
 /// At most this many offers in text; JSON has them all.
 constexpr std::size_t kShownOffers = 5;

@@ -5,14 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 
 namespace gpuadvisor::report {
 using nlohmann::ordered_json;
-
-double cents(double usd) { return std::round(usd * 100) / 100; }
 
 std::string fabric_name(const std::string& f) {
   return f == "infiniband" ? "InfiniBand" : "Ethernet (RoCE)";

@@ -17,8 +17,6 @@ namespace gpuadvisor::report {
                                        const TextStyle& st);
 /// The cluster as a section of recommend's HTML page (cluster_html.cpp).
 [[nodiscard]] std::string cluster_html(const search::Cluster& c, const MoneyFormat& money);
-/// Dollars to the cent, as the cluster JSON (and the HTML's data- attributes) give them.
-[[nodiscard]] double cents(double usd);
 /// "InfiniBand" or "Ethernet (RoCE)".
 [[nodiscard]] std::string fabric_name(const std::string& fabric);
 /// The fat tree in words: switches, tiers, links.

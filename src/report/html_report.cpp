@@ -142,7 +142,7 @@ using html::num;
 
 // --- Scatter of price against time ---------------------------------------------
 
-struct Point {
+struct ScatterPoint {
   double price = 0, hours = 0;
   std::string label;  ///< "4x rtx-4090"
   std::string name;   ///< "4x NVIDIA GeForce RTX 4090 24GB (Founders Edition)"
@@ -150,11 +150,11 @@ struct Point {
   bool front = false;
 };
 
-std::string scatter(std::vector<Point> pts, bool training, const MoneyFormat& money) {
+std::string scatter(std::vector<ScatterPoint> pts, bool training, const MoneyFormat& money) {
   constexpr double kW = 1000, kH = 460, kLeft = 90, kRight = 30, kTop = 20, kBottom = 50;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
   // The Pareto front: no other build is both cheaper and faster.
-  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) {
+  std::sort(pts.begin(), pts.end(), [](const ScatterPoint& a, const ScatterPoint& b) {
     return a.price != b.price ? a.price < b.price : a.hours < b.hours;
   });
   double best = std::numeric_limits<double>::infinity();
@@ -276,7 +276,7 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
 
   // Every build considered: the ranked ones and, where given, every GPU model
   // and count the search completed within the budget.
-  std::vector<Point> pts;
+  std::vector<ScatterPoint> pts;
   auto add = [&](const search::RecommendedBuild& b, int rank) {
     pts.push_back({req.money.local(search::to_usd(b.candidate.price)), b.compute.time_hours,
                    gpu_short(b.candidate), gpu_label(b.candidate), rank, false});

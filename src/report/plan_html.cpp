@@ -32,14 +32,14 @@ constexpr std::size_t kLabelAll = 12;
 
 /// The best plan of one GPU type at one GPU count, and its rank among the
 /// plans listed (0: not listed).
-struct Point {
+struct PlanPoint {
   const plan::Plan* plan = nullptr;
   int rank = 0;
 };
 
 struct Series {
   const catalog::Gpu* gpu = nullptr;
-  std::vector<Point> points;  ///< by GPU count
+  std::vector<PlanPoint> points;  ///< by GPU count
 };
 
 /// Series in the order of their best plan; points from the plans (best
@@ -56,7 +56,7 @@ std::vector<Series> series_of(const std::vector<plan::Plan>& plans, int listed) 
     it->points.push_back({&p, rank});
   }
   for (auto& s : out) {
-    std::sort(s.points.begin(), s.points.end(), [](const Point& a, const Point& b) {
+    std::sort(s.points.begin(), s.points.end(), [](const PlanPoint& a, const PlanPoint& b) {
       return a.plan->layout.gpus() < b.plan->layout.gpus();
     });
   }

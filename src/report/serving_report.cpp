@@ -47,18 +47,18 @@ bool is_serving(const Workload& w) {
 
 ojson serving_workload_json(const Workload& w) {
   if (!is_serving(w)) return nullptr;
-  const auto s = detail::settings_of(w);
+  const auto s = workload::detail::settings_of(w);
   return {{"prompt_len", w.prompt_len},
           {"output_len", w.output_len},
           {"concurrency", w.batch_size},
           {"engine", std::string(to_string(w.engine))},
           {"kv_cache_precision", std::string(to_string(w.kv_precision))},
           {"kv_bytes_per_element", s.kv_bytes},
-          {"kv_bytes_per_token_per_gpu", detail::kv_bytes_per_token(w.arch, s, w.gpus)},
+          {"kv_bytes_per_token_per_gpu", workload::detail::kv_bytes_per_token(w.arch, s, w.gpus)},
           {"quant", std::string(to_string(w.quant))},
           {"ep", w.expert_parallel},
           {"attention_dp", w.attention_dp},
-          {"weight_bits", round_significant(detail::weight_bits(w.precision, w.quant))}};
+          {"weight_bits", round_significant(workload::detail::weight_bits(w.precision, w.quant))}};
 }
 
 void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
@@ -97,7 +97,7 @@ std::string serving_weights_note(const Workload& w) {
       w.quant == Quant::none
           ? std::string(w.precision == Precision::fp32 ? "fp32" : "16-bit")
           : fmt::format("{} {}, {:.3g} bit; embeddings 16-bit", to_string(w.precision),
-                        to_string(w.quant), detail::weight_bits(w.precision, w.quant));
+                        to_string(w.quant), workload::detail::weight_bits(w.precision, w.quant));
   if (w.gpus > 1 && w.arch.moe() && (w.expert_parallel > 1 || w.attention_dp > 1)) {
     const int t = w.gpus / w.attention_dp;
     what +=
@@ -112,10 +112,11 @@ std::string serving_weights_note(const Workload& w) {
 
 std::string serving_kv_note(const Workload& w, const MemoryBreakdown& m) {
   const std::string requests =
-      w.attention_dp > 1 ? fmt::format("{} of {} requests (one of {} attention ranks)",
-                                       detail::requests_per_rank(w.batch_size, w.attention_dp),
-                                       w.batch_size, w.attention_dp)
-                         : fmt::format("{}", w.batch_size);
+      w.attention_dp > 1
+          ? fmt::format("{} of {} requests (one of {} attention ranks)",
+                        workload::detail::requests_per_rank(w.batch_size, w.attention_dp),
+                        w.batch_size, w.attention_dp)
+          : fmt::format("{}", w.batch_size);
   return fmt::format("{}, {} x {} tokens (average context: {})", kv_name(w), requests,
                      w.prompt_len + w.output_len, format_bytes(m.kv_cache_average));
 }

@@ -130,7 +130,7 @@ constexpr ParamDecl kCool002[] = {
 
 // More parts make more heat, so a partial build that fails COOL001 fails it
 // complete; its PSU (efficiency) and its cooling parts must be known.
-const RuleDecl kRules[] = {
+const RuleDecl kCoolingRules[] = {
     {.id = "COOL001",
      .group = "cooling",
      .needs = part::platform | part::cooling | part::psu,
@@ -151,6 +151,6 @@ const RuleDecl kRules[] = {
 
 }  // namespace
 
-std::span<const RuleDecl> cooling_rules() { return kRules; }
+std::span<const RuleDecl> cooling_rules() { return kCoolingRules; }
 
 }  // namespace gpuadvisor::rules::detail

@@ -280,7 +280,7 @@ constexpr ParamDecl kStor002[] = {
 // A build without memory or drives fails MEM001, STOR001 and STOR002: the
 // search decides them once those parts are chosen. MEM003 checks the CPU's
 // memory type only when the build has a CPU.
-const RuleDecl kRules[] = {
+const RuleDecl kMemoryRules[] = {
     // The GPU share applies once the GPUs are chosen: the search decides
     // MEM001 with the memory, after the GPUs.
     {.id = "MEM001",
@@ -315,6 +315,6 @@ const RuleDecl kRules[] = {
 
 }  // namespace
 
-std::span<const RuleDecl> memory_rules() { return kRules; }
+std::span<const RuleDecl> memory_rules() { return kMemoryRules; }
 
 }  // namespace gpuadvisor::rules::detail

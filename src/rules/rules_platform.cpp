@@ -261,7 +261,7 @@ constexpr ParamDecl kCpu002[] = {number_param("cores_per_gpu", "cores", 0, 256, 
 
 // CPU001 reads the platform's slot wiring and the NVMe drives when the build
 // has them: without them it asks for fewer lanes, never more.
-const RuleDecl kRules[] = {
+const RuleDecl kPlatformRules[] = {
     {.id = "PLAT001", .group = "platform", .needs = part::gpu | part::platform, .fn = plat001},
     {.id = "PLAT002", .group = "platform", .needs = part::gpu | part::platform, .fn = plat002},
     {.id = "PLAT003", .group = "platform", .needs = part::gpu | part::platform, .fn = plat003},
@@ -282,6 +282,6 @@ const RuleDecl kRules[] = {
 
 }  // namespace
 
-std::span<const RuleDecl> platform_rules() { return kRules; }
+std::span<const RuleDecl> platform_rules() { return kPlatformRules; }
 
 }  // namespace gpuadvisor::rules::detail

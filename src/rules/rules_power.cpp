@@ -250,7 +250,7 @@ constexpr ParamDecl kPwr005[] = {number_param("w_per_8pin", "W", 1, 1000, &P::w_
 // Fewer parts draw less, so a partial build that fails a power rule fails it
 // complete; the PSU's efficiency must be known, since it moves the figures
 // the other way.
-const RuleDecl kRules[] = {
+const RuleDecl kPowerRules[] = {
     // A vendor-validated platform lowers the PSU rules' needs: they wait for it.
     {.id = "PWR001",
      .group = "power",
@@ -276,6 +276,6 @@ const RuleDecl kRules[] = {
 
 }  // namespace
 
-std::span<const RuleDecl> power_rules() { return kRules; }
+std::span<const RuleDecl> power_rules() { return kPowerRules; }
 
 }  // namespace gpuadvisor::rules::detail

@@ -143,7 +143,7 @@ using P = Parameters;
 constexpr ParamDecl kRisk003[] = {
     number_param("throttle_temp_c", "degC", 0, 150, &P::throttle_temp_c)};
 
-const RuleDecl kRules[] = {
+const RuleDecl kRiskRules[] = {
     {.id = "RISK001", .group = "risk", .needs = part::gpu, .fn = risk001},
     {.id = "RISK002", .group = "risk", .needs = part::gpu, .fn = risk002},
     // Airflow comes from the platform or a cooling part: both must be known.
@@ -161,6 +161,6 @@ const RuleDecl kRules[] = {
 
 }  // namespace
 
-std::span<const RuleDecl> risk_rules() { return kRules; }
+std::span<const RuleDecl> risk_rules() { return kRiskRules; }
 
 }  // namespace gpuadvisor::rules::detail

@@ -248,7 +248,7 @@ namespace {
 
 // The software rules read the GPU, its architecture and the declared stack:
 // the search decides them once per GPU model and count.
-const RuleDecl kRules[] = {
+const RuleDecl kSoftwareRules[] = {
     {.id = "SW001", .group = "software", .needs = part::gpu, .fn = sw001},
     {.id = "SW002", .group = "software", .needs = part::gpu, .fn = sw002},
     {.id = "SW003", .group = "software", .needs = part::gpu, .fn = sw003},
@@ -258,6 +258,6 @@ const RuleDecl kRules[] = {
 
 }  // namespace
 
-std::span<const RuleDecl> software_rules() { return kRules; }
+std::span<const RuleDecl> software_rules() { return kSoftwareRules; }
 
 }  // namespace gpuadvisor::rules::detail

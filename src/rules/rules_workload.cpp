@@ -62,16 +62,16 @@ static void vram001(RuleContext& c) {
   }
 }
 
-const RuleDecl kRules[] = {
+const RuleDecl kWorkloadRules[] = {
     // Reads only the GPU and the workloads: the search decides it once per
     // GPU model and count.
     {.id = "VRAM001", .group = "vram", .needs = part::gpu, .fn = vram001},
 };
 
-std::span<const RuleDecl> workload_rules() { return kRules; }
+std::span<const RuleDecl> workload_rules() { return kWorkloadRules; }
 
 }  // namespace gpuadvisor::rules::detail
 
 namespace gpuadvisor::rules {
-const RuleDecl& vram_fit_rule() { return detail::kRules[0]; }
+const RuleDecl& vram_fit_rule() { return detail::kWorkloadRules[0]; }
 }  // namespace gpuadvisor::rules

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/core/text.hpp"
 #include "gpuadvisor/verify/machine.hpp"
 #include "gpuadvisor/verify/xml.hpp"
 
@@ -30,13 +31,6 @@ std::vector<std::string> lines_of(std::string_view text) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 /// The cells of a `topo -m` line: nvidia-smi separates them with tabs; a
 /// matrix copied from a terminal or a bug report has runs of spaces instead
 /// (cells hold single spaces at most: "CPU Affinity", " X ").
@@ -51,10 +45,10 @@ std::vector<std::string> split_cells(const std::string& l) {
       continue;
     }
     while (!tabs && i + 1 < l.size() && l[i + 1] == ' ') ++i;
-    cells.push_back(trim(cur));
+    cells.emplace_back(trim(cur, kBlanks));
     cur.clear();
   }
-  cells.push_back(trim(cur));
+  cells.emplace_back(trim(cur, kBlanks));
   return cells;
 }
 
@@ -166,12 +160,12 @@ std::optional<Diagnostic> parse_cpuinfo(std::string_view text, const std::string
   int processors = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto& l = lines[i];
-    if (trim(l).empty()) continue;
+    if (trim(l, kBlanks).empty()) continue;
     const auto colon = l.find(':');
     if (colon == std::string::npos)
       return at_line(file, i, fmt::format("expected \"key : value\", found \"{}\"", l));
-    const std::string key = trim(std::string_view(l).substr(0, colon));
-    const std::string value = trim(std::string_view(l).substr(colon + 1));
+    const std::string key(trim(std::string_view(l).substr(0, colon), kBlanks));
+    const std::string value(trim(std::string_view(l).substr(colon + 1), kBlanks));
     if (key == "processor")
       ++processors;
     else if (key == "model name" && host.cpu_model.empty())
@@ -240,7 +234,7 @@ std::optional<Diagnostic> parse_lsblk(std::string_view text, const std::string& 
       if (field("type") != "disk") continue;
       Drive dr;
       dr.name = field("name");
-      dr.model = trim(field("model"));
+      dr.model = trim(field("model"), kBlanks);
       dr.transport = field("tran");
       const std::string rota = field("rota");
       dr.rotational = rota == "1" || rota == "true";
@@ -267,13 +261,13 @@ std::optional<Diagnostic> parse_cpufreq(std::string_view text, const std::string
   const auto lines = lines_of(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto& l = lines[i];
-    if (trim(l).empty()) continue;
+    if (trim(l, kBlanks).empty()) continue;
     const auto colon = l.rfind(':');
     if (colon == std::string::npos)
       return at_line(file, i,
                      fmt::format("expected \"PATH:VALUE\" (grep . output), found \"{}\"", l));
     const std::string path = l.substr(0, colon);
-    const std::string value = trim(std::string_view(l).substr(colon + 1));
+    const std::string value(trim(std::string_view(l).substr(colon + 1), kBlanks));
     if (value.empty() || value.size() > 64)
       return at_line(file, i, "expected a policy name after ':'");
     if (path.ends_with("/scaling_governor"))

@@ -2,6 +2,7 @@
 // brackets), every row is one GPU at one time. A row that does not parse is
 // an error with its line; summaries are per GPU.
 #include "gpuadvisor/verify/log.hpp"
+#include "gpuadvisor/core/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,20 +17,16 @@ namespace gpuadvisor::verify {
 namespace {
 
 constexpr std::size_t kMaxRows = 10'000'000;
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
+/// What a CSV cell loses at its ends.
+constexpr std::string_view kCell = " \t\r";
 
 std::vector<std::string> split(std::string_view l) {
   std::vector<std::string> out;
   std::size_t b = 0;
   for (;;) {
     const auto c = l.find(',', b);
-    out.push_back(trim(l.substr(b, c == std::string_view::npos ? std::string_view::npos : c - b)));
+    out.emplace_back(
+        trim(l.substr(b, c == std::string_view::npos ? std::string_view::npos : c - b), kCell));
     if (c == std::string_view::npos) return out;
     b = c + 1;
   }
@@ -105,7 +102,7 @@ Parsed<RunLog> parse_run_log(std::string_view text, const std::string& file, dou
   }
   std::map<int, std::vector<LogSample>> by_gpu;
   for (std::size_t li = 1; li < lines.size(); ++li) {
-    const std::string l = trim(lines[li]);
+    const std::string l(trim(lines[li], kCell));
     if (l.empty()) continue;
     if (l == lines[0] || l.starts_with("timestamp"))
       continue;  // -l repeats no header, but a restart does
@@ -122,14 +119,15 @@ Parsed<RunLog> parse_run_log(std::string_view text, const std::string& file, dou
       std::string v = cells[static_cast<std::size_t>(col[c])];
       if (v == "[N/A]" || v == "N/A" || v == "[Not Supported]" || v == "[Unknown Error]")
         return std::nullopt;
-      if (!unit.empty() && v.ends_with(unit)) v = trim(v.substr(0, v.size() - unit.size()));
+      if (!unit.empty() && v.ends_with(unit))
+        v = trim(std::string_view(v).substr(0, v.size() - unit.size()), kCell);
       char* end = nullptr;
       const double d = std::strtod(v.c_str(), &end);
       if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(d) || d < 0 || d > max) {
         throw Diagnostic{file,
                          fmt::format("{} ({})", where, head[static_cast<std::size_t>(col[c])]),
                          fmt::format("expected a number from 0 to {}{}, got \"{}\"", max,
-                                     unit.empty() ? "" : fmt::format(" {}", trim(unit)),
+                                     unit.empty() ? "" : fmt::format(" {}", trim(unit, kCell)),
                                      cells[static_cast<std::size_t>(col[c])])};
       }
       return d;

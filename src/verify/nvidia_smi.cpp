@@ -14,7 +14,7 @@
 namespace gpuadvisor::verify {
 namespace {
 
-struct Failed {
+struct NvidiaSmiFailure {
   Diagnostic d;
 };
 
@@ -29,7 +29,7 @@ class Reader {
 
   [[noreturn]] void fail(const XmlElement& e, const std::string& path,
                          const std::string& msg) const {
-    throw Failed{
+    throw NvidiaSmiFailure{
         Diagnostic{file_, fmt::format("{} ({})", path, text_location(e.line, e.column)), msg}};
   }
 
@@ -217,7 +217,7 @@ Parsed<GpuInventory> parse_nvidia_smi_xml(std::string_view text, const std::stri
                          *n, inv.gpus.size()));
     }
     return inv;
-  } catch (const Failed& f) {
+  } catch (const NvidiaSmiFailure& f) {
     return gpuadvisor::unexpected(f.d);
   }
 }

@@ -16,7 +16,7 @@
 namespace gpuadvisor::verify {
 namespace {
 
-struct Failed {
+struct RocmSmiFailure {
   Diagnostic d;
 };
 
@@ -81,7 +81,7 @@ class Card {
     return d;
   }
   [[noreturn]] void fail(const std::string& k, std::string msg) const {
-    throw Failed{Diagnostic{file_, fmt::format("{}[\"{}\"]", key_, k), std::move(msg)}};
+    throw RocmSmiFailure{Diagnostic{file_, fmt::format("{}[\"{}\"]", key_, k), std::move(msg)}};
   }
 
  private:
@@ -148,7 +148,7 @@ Parsed<GpuInventory> parse_rocm_smi_json(std::string_view text, const std::strin
       o.line = std::max(1, where.find(key).line);
       inv.gpus.push_back(std::move(o));
     }
-  } catch (const Failed& f) {
+  } catch (const RocmSmiFailure& f) {
     return gpuadvisor::unexpected(f.d);
   }
   if (inv.gpus.empty()) {

@@ -2,6 +2,7 @@
 // column tracking, depth and element limits, and no entity expansion beyond
 // the predefined entities and character references.
 #include "gpuadvisor/verify/xml.hpp"
+#include "gpuadvisor/core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -42,15 +43,6 @@ bool append_utf8(std::string& out, unsigned long cp) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
   return true;
-}
-
-std::string trim(std::string s) {
-  const auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  std::size_t b = 0;
-  while (b < s.size() && ws(s[b])) ++b;
-  std::size_t e = s.size();
-  while (e > b && ws(s[e - 1])) --e;
-  return s.substr(b, e - b);
 }
 
 class Parser {
@@ -265,7 +257,7 @@ class Parser {
                                       text_location(e.line, e.column), closing)};
           skip_ws();
           expect(">", fmt::format("'>' to end </{}>", e.name));
-          e.text = trim(std::move(text));
+          e.text = trim(text, " \t\n\r");  // XML white space
           return e;
         }
         if (at("<!--")) {

@@ -3,15 +3,10 @@
 // through) that the memory and FLOP formulas use.
 #include <algorithm>
 
+#include "gpuadvisor/core/arith.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload {
-namespace {
-
-double d(int v) { return static_cast<double>(v); }
-
-}  // namespace
-
 namespace detail {
 
 // DeepSeek's MLA (modeling_deepseek_v3.py DeepseekV3Attention, DeepSeek-V3

@@ -5,13 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload {
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 /// Dense peak per GPU at the precision, TFLOPS; notes what falls back.
 double peak_tflops(const catalog::Gpu& g, Precision p, std::vector<std::string>* notes) {

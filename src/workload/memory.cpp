@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"
@@ -13,8 +14,6 @@
 namespace gpuadvisor::workload {
 namespace detail {
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 /// Σ (d_in + d_out) over the adapted matrices of all layers, and the adapted
 /// matrices one token passes through in a layer (MoE: its k experts). A GELU

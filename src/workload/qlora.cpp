@@ -4,13 +4,12 @@
 #include <charconv>
 #include <cmath>
 
+#include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload::detail {
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 bool output_layer_quantised(const Architecture& a, bool output_layer) {
   return output_layer && !a.tied_embeddings;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"
@@ -15,8 +16,6 @@
 namespace gpuadvisor::workload {
 namespace detail {
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 // Quantised layouts, bits per weight of a block matrix (group size 128, the
 // AutoAWQ and AutoGPTQ default q_group_size / group_size):

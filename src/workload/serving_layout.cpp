@@ -8,12 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/arith.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload::detail {
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 /// EP sizes an engine accepts on `gpus` GPUs: vLLM's --enable-expert-parallel
 /// spreads the experts over every GPU of the engine (EP_SIZE = TP_SIZE x

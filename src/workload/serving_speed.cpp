@@ -7,14 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload {
 namespace {
-
-double d(int v) { return static_cast<double>(v); }
 
 bool fabric(const catalog::Gpu& g) {
   return (g.interconnect.type == "nvlink" || g.interconnect.type == "infinity-fabric" ||

@@ -16,13 +16,13 @@ using gpuadvisor::test::run;
 namespace {
 
 namespace fs = std::filesystem;
-constexpr auto scratch = gpuadvisor::test::scratch_file;
+using gpuadvisor::test::scratch_file;
 
 /// A catalog with `n` empty GPU objects: 25 missing fields each.
 std::string empty_gpus(const std::string& name, int n) {
   std::string text = "{\"schema_version\": 1, \"gpus\": [";
   for (int i = 0; i < n; ++i) text += i == 0 ? "{}" : ",{}";
-  return scratch(name, text + "]}");
+  return scratch_file(name, text + "]}");
 }
 
 std::vector<std::string> lines(const std::string& text) {
@@ -60,7 +60,7 @@ TEST_CASE("each file gets its own cap", "[cli][flood]") {
 TEST_CASE("a spec with many unknown fields: the count on stderr and in JSON", "[cli][flood]") {
   std::string text = "{\"schema_version\": 1";
   for (int i = 0; i < 300; ++i) text += ",\"unknown-" + std::to_string(i) + "\": 0";
-  const auto f = scratch("spec-flood.json", text + "}");
+  const auto f = scratch_file("spec-flood.json", text + "}");
   // 300 unknown fields and the missing "parts".
   const auto r = run({"check", f});
   CHECK(r.exit_code == 2);

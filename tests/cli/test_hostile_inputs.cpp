@@ -16,7 +16,7 @@ using gpuadvisor::test::RunResult;
 namespace {
 
 namespace fs = std::filesystem;
-constexpr auto scratch = gpuadvisor::test::scratch_file;
+using gpuadvisor::test::scratch_file;
 
 void require_input_error(const RunResult& r, const std::string& message) {
   INFO("stderr: " << r.err);
@@ -42,23 +42,23 @@ TEST_CASE("hostile catalog files get one clear error each", "[hostile]") {
                         "/dev/zero: is not a regular file; expected a JSON file");
   }
   SECTION("an empty file") {
-    const auto f = scratch("empty.json", "");
+    const auto f = scratch_file("empty.json", "");
     require_input_error(run({"--catalog", f, "catalog", "list"}),
                         f + ": file is empty; expected a JSON document");
   }
   SECTION("a file over the size limit") {
-    const auto f = scratch("huge.json", std::string(64u * 1024u * 1024u + 1u, ' '));
+    const auto f = scratch_file("huge.json", std::string(64u * 1024u * 1024u + 1u, ' '));
     require_input_error(run({"--catalog", f, "catalog", "list"}),
                         f + ": file is 67108865 bytes; the limit is 67108864 bytes");
     fs::remove(f);
   }
   SECTION("deeply nested JSON") {
-    const auto f = scratch("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+    const auto f = scratch_file("deep.json", std::string(100000, '[') + std::string(100000, ']'));
     require_input_error(run({"--catalog", f, "catalog", "list"}),
                         f + ": line 1, column 65: JSON nested deeper than 64 levels");
   }
   SECTION("non-UTF-8 text") {
-    const auto f = scratch("latin1.json", "{\"schema_version\": 1, \"x-name\": \"caf\xe9\"}");
+    const auto f = scratch_file("latin1.json", "{\"schema_version\": 1, \"x-name\": \"caf\xe9\"}");
     const auto r = run({"--catalog", f, "catalog", "list"});
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
@@ -67,22 +67,22 @@ TEST_CASE("hostile catalog files get one clear error each", "[hostile]") {
                        "invalid string: ill-formed UTF-8 byte\n");
   }
   SECTION("a number beyond double range") {
-    const auto f = scratch("big.json", "{\"schema_version\": 1e400}");
+    const auto f = scratch_file("big.json", "{\"schema_version\": 1e400}");
     require_input_error(run({"--catalog", f, "catalog", "list"}),
                         f + ": invalid JSON: a number is too large (beyond about 1.8e308)");
   }
   SECTION("an integer that overflows") {
-    const auto f = scratch("overflow.json", "{\"schema_version\": 99999999999999999999999}");
+    const auto f = scratch_file("overflow.json", "{\"schema_version\": 99999999999999999999999}");
     require_input_error(run({"--catalog", f, "catalog", "list"}),
                         f + ": schema_version: expected an integer, got 9.999999999999999e+22");
   }
   SECTION("wrong top-level type") {
-    const auto f = scratch("array.json", "[1, 2, 3]");
+    const auto f = scratch_file("array.json", "[1, 2, 3]");
     require_input_error(run({"--catalog", f, "catalog", "list"}),
                         f + ": expected an object, got an array");
   }
   SECTION("NaN and Infinity are not JSON") {
-    const auto f = scratch("nan.json", "{\"schema_version\": NaN}");
+    const auto f = scratch_file("nan.json", "{\"schema_version\": NaN}");
     const auto r = run({"--catalog", f, "catalog", "list"});
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
@@ -94,11 +94,11 @@ TEST_CASE("hostile catalog files get one clear error each", "[hostile]") {
 
 TEST_CASE("hostile spec files get one clear error and no result", "[hostile]") {
   const auto dir = fs::temp_directory_path().string();
-  const auto empty = scratch("spec-empty.json", "");
-  const auto deep = scratch("spec-deep.json", std::string(500, '{'));
-  const auto big = scratch("spec-big.json", "{\"schema_version\": 1e400}");
-  const auto array = scratch("spec-array.json", "[]");
-  const auto latin1 = scratch("spec-latin1.json", "{\"name\": \"caf\xe9\"}");
+  const auto empty = scratch_file("spec-empty.json", "");
+  const auto deep = scratch_file("spec-deep.json", std::string(500, '{'));
+  const auto big = scratch_file("spec-big.json", "{\"schema_version\": 1e400}");
+  const auto array = scratch_file("spec-array.json", "[]");
+  const auto latin1 = scratch_file("spec-latin1.json", "{\"name\": \"caf\xe9\"}");
   struct Case {
     std::string file, message;
   };
@@ -122,8 +122,8 @@ TEST_CASE("hostile spec files get one clear error and no result", "[hostile]") {
 }
 
 TEST_CASE("hostile rules files get one clear error", "[hostile]") {
-  const auto empty = scratch("rules-empty.json", "");
-  const auto nan = scratch("rules-nan.json", "{\"schema_version\": 1, \"rules\": Infinity}");
+  const auto empty = scratch_file("rules-empty.json", "");
+  const auto nan = scratch_file("rules-nan.json", "{\"schema_version\": 1, \"rules\": Infinity}");
   require_input_error(run({"check", "examples/4090-workstation.json", "--rules", "/dev/zero"}),
                       "/dev/zero: is not a regular file; expected a JSON file");
   require_input_error(run({"check", "examples/4090-workstation.json", "--rules", empty}),
@@ -179,12 +179,13 @@ TEST_CASE("absurd flag values are input errors, never silly numbers", "[hostile]
 }
 
 TEST_CASE("duplicate keys and NUL bytes are located errors; a BOM is skipped", "[hostile]") {
-  const auto dup = scratch("dup.json", "{\"schema_version\": 1,\n  \"schema_version\": 2}");
+  const auto dup = scratch_file("dup.json", "{\"schema_version\": 1,\n  \"schema_version\": 2}");
   require_input_error(run({"--catalog", dup, "catalog", "list"}),
                       dup +
                           ": schema_version: line 2, column 3: duplicate key \"schema_version\"; a "
                           "key may appear once in an object");
-  const auto nul = scratch("nul.json", std::string("{\"schema_version\": 1}\0{\"gpus\": 5}", 34));
+  const auto nul =
+      scratch_file("nul.json", std::string("{\"schema_version\": 1}\0{\"gpus\": 5}", 34));
   require_input_error(run({"check", nul}),
                       nul +
                           ": line 1, column 22: invalid JSON: a NUL byte (JSON text cannot "
@@ -193,8 +194,8 @@ TEST_CASE("duplicate keys and NUL bytes are located errors; a BOM is skipped", "
   // and columns (not all at 1:1).
   std::ifstream in(gpuadvisor::test::source("examples/4090-workstation.json"), std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto plain = scratch("plain.json", text);
-  const auto bom = scratch("bom.json", "\xEF\xBB\xBF" + text);
+  const auto plain = scratch_file("plain.json", text);
+  const auto bom = scratch_file("bom.json", "\xEF\xBB\xBF" + text);
   auto with_bom = run({"check", bom}).out;
   const auto without = run({"check", plain}).out;
   REQUIRE(without.find(plain + ":") != std::string::npos);
@@ -207,7 +208,7 @@ TEST_CASE("duplicate keys and NUL bytes are located errors; a BOM is skipped", "
 TEST_CASE("an overlay that changes an architecture's vendor is rejected at the overlay",
           "[hostile]") {
   // Volta GPUs of the embedded catalog are NVIDIA; the overlay makes Volta AMD.
-  const auto f = scratch("vendor.json", R"({"schema_version": 1, "architectures": [
+  const auto f = scratch_file("vendor.json", R"({"schema_version": 1, "architectures": [
     {"id": "volta", "vendor": "amd", "stack": "rocm", "compute_capability": "7.0",
      "min_stack_version": "9.0", "max_stack_version": "12.9", "bf16": false, "fp8": false,
      "sources": ["S5"]}]})");

@@ -15,12 +15,16 @@
 #include <sstream>
 #include <string>
 
+#include "support/expect.hpp"
 #include "support/run.hpp"
 #include "support/scratch.hpp"
 
+using gpuadvisor::test::require_error;
 using gpuadvisor::test::run;
 using gpuadvisor::test::run_with_stdout;
 using gpuadvisor::test::RunResult;
+
+using gpuadvisor::test::slurp;
 
 namespace {
 
@@ -29,25 +33,11 @@ namespace fs = std::filesystem;
 /// An empty scratch folder of its own for each test.
 fs::path fresh_dir(const std::string& name) { return gpuadvisor::test::scratch_dir(name); }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
-}
-
-void require_error(const RunResult& r, const std::string& message) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err == "gpuadvisor: error: " + message + "\n");
 }
 
 /// What `gpuadvisor rules` prints on stdout.

@@ -21,7 +21,7 @@ std::vector<std::string> plan(std::vector<std::string> args) {
 }
 
 /// A path for plan to create: inside an empty scratch folder, not there yet.
-fs::path fresh_dir(const std::string& name) {
+fs::path plan_out_dir(const std::string& name) {
   return gpuadvisor::test::scratch_dir("plan-" + name) / "out";
 }
 
@@ -90,7 +90,7 @@ TEST_CASE("plan: a deadline nothing meets, or a model nothing fits, is exit 1", 
 }
 
 TEST_CASE("plan: --emit writes every file or none, and never replaces one unasked", "[cli][plan]") {
-  const auto dir = fresh_dir("emit");
+  const auto dir = plan_out_dir("emit");
   const std::vector<std::string> base{
       "--model",      "llama-3.1-8b", "--gpu",  "h100-sxm",
       "--gpus",       "16",           "--emit", "slurm,megatron,deepspeed",

@@ -11,23 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/report/table.hpp"
+#include "support/expect.hpp"
 #include "support/run.hpp"
 #include "support/scratch.hpp"
 
+using gpuadvisor::test::recommend_json;
 using gpuadvisor::test::run;
 using nlohmann::json;
 
 namespace {
-
-json recommend_json(std::vector<std::string> args, int expected_exit = 0) {
-  args.insert(args.begin(), "recommend");
-  args.push_back("--format");
-  args.push_back("json");
-  auto r = run(args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == expected_exit);
-  return json::parse(r.out);
-}
 
 /// Writes a build's spec to a temporary file and runs `check` on it.
 gpuadvisor::test::RunResult check_spec(const json& spec, const std::vector<std::string>& extra) {

@@ -8,24 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/expect.hpp"
 #include "support/run.hpp"
 
+using gpuadvisor::test::recommend_json;
 using gpuadvisor::test::run;
 using nlohmann::json;
-
-namespace {
-
-json recommend_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "recommend");
-  args.push_back("--format");
-  args.push_back("json");
-  auto r = run(args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
-
-}  // namespace
 
 TEST_CASE("recommend --budget 1M --model-size 70B --task pretrain composes a cluster",
           "[cli][recommend][cluster]") {

@@ -9,29 +9,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/expect.hpp"
 #include "support/run.hpp"
 #include "support/scratch.hpp"
 
+using gpuadvisor::test::require_error;
 using gpuadvisor::test::run;
 using gpuadvisor::test::RunResult;
 
 namespace {
 
 namespace fs = std::filesystem;
-constexpr auto scratch = gpuadvisor::test::scratch_file;
-
-void require_error(const RunResult& r, const std::string& message) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err == "gpuadvisor: error: " + message + "\n");
-}
+using gpuadvisor::test::scratch_file;
 
 /// The overlay PSU of tests/data with `name` as its name.
 std::string psu_named(const std::string& file, const std::string& name) {
-  return scratch(file, R"({"schema_version": 1, "psus": [{"id": "lab-psu-2000", "name": )" +
-                           nlohmann::json(name).dump() +
-                           R"(, "form": "atx", "watts_230v": 2000, "watts_115v": 1600,
+  return scratch_file(file, R"({"schema_version": 1, "psus": [{"id": "lab-psu-2000", "name": )" +
+                                nlohmann::json(name).dump() +
+                                R"(, "form": "atx", "watts_230v": 2000, "watts_115v": 1600,
      "efficiency": "80plus-platinum", "pcie_8pin": 8, "connectors_12vhpwr": 2,
      "price": {"usd": 550, "currency": "USD", "kind": "quote", "date": "2026-06-01",
      "source": "S6a"}, "sources": ["S6a"]}]})");
@@ -40,8 +35,8 @@ std::string psu_named(const std::string& file, const std::string& name) {
 }  // namespace
 
 TEST_CASE("an escape sequence in an id is shown escaped", "[cli][terminal]") {
-  const auto f =
-      scratch("esc-id.json", R"({"schema_version": 1, "psus": [{"id": "\u001b]0;pwned\u0007"}]})");
+  const auto f = scratch_file("esc-id.json",
+                              R"({"schema_version": 1, "psus": [{"id": "\u001b]0;pwned\u0007"}]})");
   const auto r = run({"--catalog", f, "catalog", "list"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find('\x1b') == std::string::npos);
@@ -53,7 +48,7 @@ TEST_CASE("an escape sequence in an id is shown escaped", "[cli][terminal]") {
 
 TEST_CASE("a newline in a key cannot forge an error line", "[cli][terminal]") {
   const auto f =
-      scratch("nl-key.json", R"({"schema_version": 1, "x\ngpuadvisor: error: forged": 1})");
+      scratch_file("nl-key.json", R"({"schema_version": 1, "x\ngpuadvisor: error: forged": 1})");
   require_error(run({"--catalog", f, "catalog", "list"}),
                 f + ": x\\x0agpuadvisor: error: forged: unknown field");
 }
@@ -95,7 +90,7 @@ TEST_CASE("a spec's name is escaped in the check report", "[cli][terminal]") {
   std::ifstream in(gpuadvisor::test::source("examples/4090-workstation.json"));
   auto spec = nlohmann::json::parse(in);
   spec["name"] = "box\x1b]8;;http://x\x07";
-  const auto f = scratch("esc-spec.json", spec.dump());
+  const auto f = scratch_file("esc-spec.json", spec.dump());
   const auto r = run({"check", f});
   CHECK(r.out.find("\"box\\x1b]8;;http://x\\x07\"") != std::string::npos);
   CHECK(r.out.find('\x1b') == std::string::npos);

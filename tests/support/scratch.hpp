@@ -15,4 +15,8 @@ std::filesystem::path scratch_dir(const std::string& name);
 /// folder and returns the file's path.
 std::string scratch_file(const std::string& name, const std::string& content);
 
+/// The whole file at `path`, as bytes ("" when it cannot be read: the test's
+/// own checks then say what is missing).
+std::string slurp(const std::filesystem::path& path);
+
 }  // namespace gpuadvisor::test

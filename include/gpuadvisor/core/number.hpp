@@ -29,6 +29,9 @@ namespace gpuadvisor {
 /// to the thousandth), so that text and JSON agree; never -0.
 [[nodiscard]] double round_to(double v, int decimals);
 
+/// An amount of money rounded to cents, as JSON reports write prices.
+[[nodiscard]] inline double cents(double amount) { return round_to(amount, 2); }
+
 /// `v` rounded to `digits` significant digits (0 for 0 and non-finite values),
 /// so that JSON output is stable across platforms.
 [[nodiscard]] double round_significant(double v, int digits = 4);

@@ -11,18 +11,14 @@
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/rules/region.hpp"
+#include "support/scratch.hpp"
 
 using namespace gpuadvisor;
 namespace fs = std::filesystem;
 
-namespace {
+using gpuadvisor::test::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 std::vector<fs::path> shipped_files() {
   std::vector<fs::path> out;

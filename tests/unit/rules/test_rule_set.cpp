@@ -27,7 +27,7 @@ gpuadvisor::expected<RuleSet, Diagnostics> overlay(const std::string& text,
   return parse_rule_set(base, std::span<const RulesText>(&o, 1), policy);
 }
 
-Diagnostics problems(const std::string& text, std::string_view policy = "") {
+Diagnostics rule_problems(const std::string& text, std::string_view policy = "") {
   auto r = overlay(text, policy);
   REQUIRE_FALSE(r.has_value());
   return r.error();
@@ -139,84 +139,86 @@ TEST_CASE("an overlay overrides values, severities and policies", "[rules][rule_
 
 TEST_CASE("bad rules files: every problem with its path", "[rules][rule_set]") {
   SECTION("unknown rule id, with a suggestion") {
-    CHECK(only(problems(R"({"schema_version": 1, "rules": {"PWR0001": {"severity": "error"}}})")) ==
+    CHECK(only(rule_problems(
+              R"({"schema_version": 1, "rules": {"PWR0001": {"severity": "error"}}})")) ==
           "ours.json: rules.PWR0001: unknown rule \"PWR0001\"; did you mean \"PWR001\"?");
   }
   SECTION("unknown parameter") {
-    CHECK(only(problems(
+    CHECK(only(rule_problems(
               R"({"schema_version": 1, "rules": {"PWR001": {"parameters": {"w_per_cpu": 1}}}})")) ==
           "ours.json: rules.PWR001.parameters.w_per_cpu: unknown parameter of rule PWR001; did "
           "you mean \"w_per_gpu\"?");
-    CHECK(only(problems(
+    CHECK(only(rule_problems(
               R"({"schema_version": 1, "rules": {"PLAT001": {"parameters": {"x": 1}}}})")) ==
           "ours.json: rules.PLAT001.parameters.x: rule PLAT001 has no parameters");
   }
   SECTION("wrong types") {
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "rules": {"PWR001": {"parameters": {"w_per_gpu": "800W"}}}})")) ==
         "ours.json: rules.PWR001.parameters.w_per_gpu: expected a number, got \"800W\"");
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "rules": {"CPU001": {"parameters": {"min_lanes_per_gpu": 8.5}}}})")) ==
         "ours.json: rules.CPU001.parameters.min_lanes_per_gpu: expected an integer, got 8.5");
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "rules": {"PWR004": {"parameters": {"min_efficiency": "gold"}}}})")) ==
         "ours.json: rules.PWR004.parameters.min_efficiency: expected one of 80plus-white, "
         "80plus-bronze, 80plus-silver, 80plus-gold, 80plus-platinum, 80plus-titanium, got "
         "\"gold\"");
-    CHECK(only(problems(R"({"schema_version": 1, "rules": {"RISK001": {"severity": "fatal"}}})")) ==
+    CHECK(only(rule_problems(
+              R"({"schema_version": 1, "rules": {"RISK001": {"severity": "fatal"}}})")) ==
           "ours.json: rules.RISK001.severity: expected one of info, warning, error, got \"fatal\"");
-    CHECK(only(problems(R"({"schema_version": 1, "rules": []})")) ==
+    CHECK(only(rule_problems(R"({"schema_version": 1, "rules": []})")) ==
           "ours.json: rules: expected an object, got an array");
   }
   SECTION("negative and out-of-range thresholds") {
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "rules": {"MEM001": {"parameters": {"min_gb": -32}}}})")) ==
         "ours.json: rules.MEM001.parameters.min_gb: expected a number from 0 to 1000000, got -32");
-    CHECK(only(problems(
+    CHECK(only(rule_problems(
               R"({"schema_version": 1, "rules": {"PWR002": {"parameters": {"margin": 0.9}}}})")) ==
           "ours.json: rules.PWR002.parameters.margin: expected a number from 1 to 10, got 0.9");
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "rules": {"STOR002": {"parameters": {"checkpoints_kept": 18446744073709551615}}}})")) ==
         "ours.json: rules.STOR002.parameters.checkpoints_kept: expected an integer from 0 to "
         "1000, got 18446744073709551615");
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "rules": {"PWR003": {"parameters": {"psu_efficiency": {"80plus-gold": 1.2}}}}})")) ==
         "ours.json: rules.PWR003.parameters.psu_efficiency.80plus-gold: expected a number from "
         "0.5 to 1, got 1.2");
   }
   SECTION("policies") {
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "policies": {"ours": {"parameters": {"PWR002": {"margin": 1.4}}}}})")) ==
         "ours.json: policies.ours: a new policy needs a \"description\" and a \"source\"");
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "policies": {"standard": {"parameters": {"PWR09": {"margin": 1.4}}}}})")) ==
         "ours.json: policies.standard.parameters.PWR09: unknown rule \"PWR09\"; did you mean "
         "\"PWR001\"?");
   }
   SECTION("document level") {
     CHECK(
-        only(problems(R"({"schema_version": 2})")) ==
+        only(rule_problems(R"({"schema_version": 2})")) ==
         "ours.json: schema_version: unsupported rules version 2; this gpuadvisor reads version 1");
-    CHECK(only(problems(R"({"schema_version": 1, "rulez": {}})")) ==
+    CHECK(only(rule_problems(R"({"schema_version": 1, "rulez": {}})")) ==
           "ours.json: rulez: unknown field; did you mean \"rules\"?");
-    CHECK(only(problems("")) == "ours.json: file is empty; expected a JSON document");
-    CHECK_THAT(only(problems("{\"schema_version\": 1,")),
+    CHECK(only(rule_problems("")) == "ours.json: file is empty; expected a JSON document");
+    CHECK_THAT(only(rule_problems("{\"schema_version\": 1,")),
                Contains("ours.json: line 1, column 22: invalid JSON"));
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "frameworks": {"jax": {"cuda": ["12.x"], "source": "s"}}})")) ==
         "ours.json: frameworks.jax.cuda[0]: expected a version such as \"12.4\", got \"12.x\"");
     // The same version check as build specs: at most 16 characters (this is 17).
     CHECK(
-        only(problems(
+        only(rule_problems(
             R"({"schema_version": 1, "frameworks": {"jax": {"cuda": ["12.4.1.1.1.1.1.10"], "source": "s"}}})")) ==
         "ours.json: frameworks.jax.cuda[0]: expected a version such as \"12.4\", got "
         "\"12.4.1.1.1.1.1.10\"");

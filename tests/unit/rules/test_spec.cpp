@@ -52,7 +52,7 @@ std::vector<std::string> errors_of(const std::string& text) {
   return out;
 }
 
-std::string error_of(const std::string& text) {
+std::string spec_error(const std::string& text) {
   const auto e = errors_of(text);
   INFO(Catch::Detail::stringify(e));
   REQUIRE(e.size() == 1);
@@ -123,40 +123,41 @@ TEST_CASE("inline parts are read with the catalog's part readers", "[rules][spec
   r = gpuadvisor::unexpected(Diagnostics{});
   CHECK(copy.build.memory.part->capacity_gb == 128);
 
-  CHECK(error_of(spec_with(R"("memory": {"id": "ddr5-udimm-2x48-5600"})",
+  CHECK(
+      spec_error(spec_with(R"("memory": {"id": "ddr5-udimm-2x48-5600"})",
                            R"("memory": {"spec": {"type": "DDR5", "registered": false, "modules": 2,
                               "speed_mts": 5600, "power_w": 8}})")) ==
-        "spec.json: parts.memory.spec.capacity_gb: missing required field");
-  CHECK(error_of(
+      "spec.json: parts.memory.spec.capacity_gb: missing required field");
+  CHECK(spec_error(
             spec_with(R"("memory": {"id": "ddr5-udimm-2x48-5600"})",
                       R"("memory": {"id": "ddr5-udimm-2x48-5600", "spec": {"type": "DDR5"}})")) ==
         "spec.json: parts.memory: give either \"id\" (a catalog memory kit) or \"spec\" (an inline "
         "part), not both");
-  CHECK(error_of(spec_with(R"("memory": {"id": "ddr5-udimm-2x48-5600"})",
-                           R"("memory": {"count": 2})")) ==
+  CHECK(spec_error(spec_with(R"("memory": {"id": "ddr5-udimm-2x48-5600"})",
+                             R"("memory": {"count": 2})")) ==
         "spec.json: parts.memory: expected \"id\" (a catalog memory kit) or \"spec\" (an inline "
         "part)");
 }
 
 TEST_CASE("bad specs: malformed, empty, wrong shape", "[rules][spec]") {
-  CHECK(error_of("") == "spec.json: file is empty; expected a JSON document");
-  CHECK(error_of("  \n ") == "spec.json: file is empty; expected a JSON document");
-  CHECK_THAT(error_of("{\"schema_version\": 1,\n  \"parts\": {"),
+  CHECK(spec_error("") == "spec.json: file is empty; expected a JSON document");
+  CHECK(spec_error("  \n ") == "spec.json: file is empty; expected a JSON document");
+  CHECK_THAT(spec_error("{\"schema_version\": 1,\n  \"parts\": {"),
              Contains("spec.json: line 2, column 13: invalid JSON"));
-  CHECK(error_of("[]") == "spec.json: expected an object, got an array");
+  CHECK(spec_error("[]") == "spec.json: expected an object, got an array");
   CHECK(errors_of(R"({"parts": {}})")[0] == "spec.json: schema_version: missing required field");
   CHECK(errors_of(R"({"schema_version": 3, "parts": {}})")[0] ==
         "spec.json: schema_version: unsupported spec version 3; this gpuadvisor reads version 1");
-  CHECK(error_of(spec_with("\"workloads\"", "\"wokloads\"")) ==
+  CHECK(spec_error(spec_with("\"workloads\"", "\"wokloads\"")) ==
         "spec.json: wokloads: unknown field; did you mean \"workloads\"?");
 }
 
 TEST_CASE("bad specs: unknown ids and ids of the wrong category", "[rules][spec]") {
-  CHECK(error_of(spec_with("rtx-4090", "rtx-4091")) ==
+  CHECK(spec_error(spec_with("rtx-4090", "rtx-4091")) ==
         "spec.json: parts.gpu.id: unknown GPU \"rtx-4091\"; did you mean \"rtx-4090\"?");
-  CHECK(error_of(spec_with("ryzen-9-7950x", "rtx-4090")) ==
+  CHECK(spec_error(spec_with("ryzen-9-7950x", "rtx-4090")) ==
         "spec.json: parts.cpu.id: unknown CPU \"rtx-4090\": that id is a GPU, not a CPU");
-  CHECK(error_of(spec_with("corsair-rm1000x", "quantum-psu-9000")) ==
+  CHECK(spec_error(spec_with("corsair-rm1000x", "quantum-psu-9000")) ==
         "spec.json: parts.psu.id: unknown PSU \"quantum-psu-9000\" (see 'gpuadvisor catalog list "
         "--category psu')");
   const auto missing = errors_of(spec_with(R"("gpu": {"id": "rtx-4090", "count": 1},)", ""));
@@ -164,88 +165,88 @@ TEST_CASE("bad specs: unknown ids and ids of the wrong category", "[rules][spec]
 }
 
 TEST_CASE("bad specs: wrong types, negative and overflowing counts", "[rules][spec]") {
-  CHECK(error_of(spec_with(R"("count": 1},
+  CHECK(spec_error(spec_with(R"("count": 1},
     "cpu")",
-                           R"("count": "4"},
+                             R"("count": "4"},
     "cpu")")) == "spec.json: parts.gpu.count: expected an integer, got \"4\"");
-  CHECK(error_of(spec_with(R"("count": 1},
+  CHECK(spec_error(spec_with(R"("count": 1},
     "cpu")",
-                           R"("count": -1},
+                             R"("count": -1},
     "cpu")")) == "spec.json: parts.gpu.count: expected an integer from 1 to 64, got -1");
-  CHECK(error_of(spec_with(R"("count": 1},
+  CHECK(spec_error(spec_with(R"("count": 1},
     "cpu")",
-                           R"("count": 0},
+                             R"("count": 0},
     "cpu")")) == "spec.json: parts.gpu.count: expected an integer from 1 to 64, got 0");
-  CHECK(error_of(spec_with(R"("count": 1},
+  CHECK(spec_error(spec_with(R"("count": 1},
     "cpu")",
-                           R"("count": 18446744073709551615},
+                             R"("count": 18446744073709551615},
     "cpu")")) ==
         "spec.json: parts.gpu.count: expected an integer from 1 to 64, got 18446744073709551615");
-  CHECK(error_of(spec_with(R"("count": 1},
+  CHECK(spec_error(spec_with(R"("count": 1},
     "cpu")",
-                           R"("count": 2.5},
+                             R"("count": 2.5},
     "cpu")")) == "spec.json: parts.gpu.count: expected an integer, got 2.5");
-  CHECK(error_of(spec_with(R"("psu": {"id": "corsair-rm1000x", "count": 1})",
-                           R"("psu": {"id": "corsair-rm1000x", "count": 2, "redundant": 2})")) ==
+  CHECK(spec_error(spec_with(R"("psu": {"id": "corsair-rm1000x", "count": 1})",
+                             R"("psu": {"id": "corsair-rm1000x", "count": 2, "redundant": 2})")) ==
         "spec.json: parts.psu.redundant: expected an integer from 0 to 1 (fewer than the PSU "
         "count), got 2");
-  CHECK(error_of(spec_with(R"("storage": [{"id": "samsung-990-pro-4tb", "count": 1}])",
-                           R"("storage": [])")) ==
+  CHECK(spec_error(spec_with(R"("storage": [{"id": "samsung-990-pro-4tb", "count": 1}])",
+                             R"("storage": [])")) ==
         "spec.json: parts.storage: expected at least one entry");
-  CHECK(error_of(spec_with(R"("parts": {)", R"("parts": {"gpus": 1, )")) ==
+  CHECK(spec_error(spec_with(R"("parts": {)", R"("parts": {"gpus": 1, )")) ==
         "spec.json: parts.gpus: unknown field; did you mean \"gpu\"?");
 }
 
 TEST_CASE("bad specs: site, software, PSU", "[rules][spec]") {
-  CHECK(error_of(spec_with(R"("voltage": 120, "amps": 15)", R"("amps": 15)")) ==
+  CHECK(spec_error(spec_with(R"("voltage": 120, "amps": 15)", R"("amps": 15)")) ==
         "spec.json: site.amps: site.amps needs site.voltage (or give site.circuit_w)");
-  CHECK(error_of(spec_with(R"("voltage": 120, "amps": 15)",
-                           R"("voltage": 120, "amps": 15, "circuit_w": 3680)")) ==
+  CHECK(spec_error(spec_with(R"("voltage": 120, "amps": 15)",
+                             R"("voltage": 120, "amps": 15, "circuit_w": 3680)")) ==
         "spec.json: site.circuit_w: 3680 W does not match voltage x amps (120 V x 15 A = 1800 W)");
-  CHECK(error_of(spec_with(R"("voltage": 120, "amps": 15)", R"("voltage": -120)")) ==
+  CHECK(spec_error(spec_with(R"("voltage": 120, "amps": 15)", R"("voltage": -120)")) ==
         "spec.json: site.voltage: expected a number from 90 to 480, got -120");
-  CHECK(error_of(spec_with(R"("cuda": "12.4")", R"("cuda": "12.4-rc1")")) ==
+  CHECK(spec_error(spec_with(R"("cuda": "12.4")", R"("cuda": "12.4-rc1")")) ==
         "spec.json: software.cuda: expected a version such as \"12.4\", got \"12.4-rc1\"");
-  CHECK(error_of(spec_with(R"("cuda": "12.4")", R"("cuda": 12.4)")) ==
+  CHECK(spec_error(spec_with(R"("cuda": "12.4")", R"("cuda": 12.4)")) ==
         "spec.json: software.cuda: expected a string, got 12.4");
-  CHECK(error_of(spec_with("pytorch-2.5", "pytorch-25")) ==
+  CHECK(spec_error(spec_with("pytorch-2.5", "pytorch-25")) ==
         "spec.json: software.framework: unknown framework \"pytorch-25\"; did you mean "
         "\"pytorch-2.5\"?");
-  CHECK_THAT(error_of(spec_with("pytorch-2.5", "tensorflow-2.15")),
+  CHECK_THAT(spec_error(spec_with("pytorch-2.5", "tensorflow-2.15")),
              Contains("unknown framework \"tensorflow-2.15\"; known: pytorch-2.1, "));
-  CHECK(error_of(spec_with(R"("psu": {"id": "corsair-rm1000x", "count": 1},)", "")) ==
+  CHECK(spec_error(spec_with(R"("psu": {"id": "corsair-rm1000x", "count": 1},)", "")) ==
         "spec.json: parts.psu: missing required field (the platform includes no PSUs)");
 }
 
 TEST_CASE("bad specs: waivers need a known rule and a reason", "[rules][spec]") {
-  CHECK(error_of(spec_with(R"("rule": "RISK004")", R"("rule": "RISK04")")) ==
+  CHECK(spec_error(spec_with(R"("rule": "RISK004")", R"("rule": "RISK04")")) ==
         "spec.json: waivers[0].rule: unknown rule \"RISK04\"; did you mean \"RISK004\"?");
-  CHECK(error_of(spec_with(R"("rule": "RISK004")", R"("rule": "XYZ999")")) ==
+  CHECK(spec_error(spec_with(R"("rule": "RISK004")", R"("rule": "XYZ999")")) ==
         "spec.json: waivers[0].rule: unknown rule \"XYZ999\" (see 'gpuadvisor rules')");
-  CHECK(error_of(spec_with(R"(, "reason": "plugs checked")", "")) ==
+  CHECK(spec_error(spec_with(R"(, "reason": "plugs checked")", "")) ==
         "spec.json: waivers[0].reason: missing required field");
-  CHECK(error_of(spec_with(R"("reason": "plugs checked")", R"("reason": "  ")")) ==
+  CHECK(spec_error(spec_with(R"("reason": "plugs checked")", R"("reason": "  ")")) ==
         "spec.json: waivers[0].reason: a waiver needs a reason (why the rule does not apply "
         "here), got \"  \"");
-  CHECK(error_of(spec_with(R"("reason": "plugs checked")", R"("reason": 42)")) ==
+  CHECK(spec_error(spec_with(R"("reason": "plugs checked")", R"("reason": 42)")) ==
         "spec.json: waivers[0].reason: a waiver needs a reason (why the rule does not apply "
         "here), got 42");
-  CHECK(error_of(spec_with(
+  CHECK(spec_error(spec_with(
             R"({"rule": "RISK004", "reason": "plugs checked"})",
             R"({"rule": "RISK004", "reason": "a"}, {"rule": "RISK004", "reason": "b"})")) ==
         "spec.json: waivers[1].rule: rule RISK004 is already waived");
-  CHECK(error_of(spec_with(R"("waivers": [)", R"("waivers": ["RISK004", )")) ==
+  CHECK(spec_error(spec_with(R"("waivers": [)", R"("waivers": ["RISK004", )")) ==
         "spec.json: waivers[0]: expected an object, got \"RISK004\"");
 }
 
 TEST_CASE("bad specs: workloads are located at workloads[i]", "[rules][spec]") {
-  CHECK(error_of(spec_with(R"("task": "qlora")", R"("task": "qlora", "gpu": "h100-sxm")")) ==
+  CHECK(spec_error(spec_with(R"("task": "qlora")", R"("task": "qlora", "gpu": "h100-sxm")")) ==
         "spec.json: workloads[0].gpu: a spec's workloads run on the build's GPUs; remove \"gpu\"");
-  CHECK(error_of(spec_with(R"("task": "qlora")", R"("task": "qlora", "gpus": 2)")) ==
+  CHECK(spec_error(spec_with(R"("task": "qlora")", R"("task": "qlora", "gpus": 2)")) ==
         "spec.json: workloads[0].gpus: 2 GPUs, but the build has 1");
-  CHECK_THAT(error_of(spec_with(R"("task": "qlora")", R"("task": "qlorra")")),
+  CHECK_THAT(spec_error(spec_with(R"("task": "qlora")", R"("task": "qlorra")")),
              Contains("spec.json: workloads[0].task: "));
-  CHECK_THAT(error_of(spec_with("llama-3-8b", "llama-9-8b")),
+  CHECK_THAT(spec_error(spec_with("llama-3-8b", "llama-9-8b")),
              Contains("spec.json: workloads[0].model: "));
 }
 

@@ -7,18 +7,14 @@
 
 #include "gpuadvisor/verify/verify.hpp"
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using namespace gpuadvisor;
 using namespace gpuadvisor::verify;
 
-namespace {
+using gpuadvisor::test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 std::string hgx_spec() { return slurp(test::source("examples/8xh100-hgx.json")); }
 

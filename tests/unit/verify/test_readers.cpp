@@ -9,22 +9,21 @@
 #include "gpuadvisor/verify/machine.hpp"
 #include "gpuadvisor/verify/verify.hpp"
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using namespace gpuadvisor::verify;
 
 namespace {
 
-std::string slurp(const std::string& rel) {
-  std::ifstream in(gpuadvisor::test::data("verify/" + rel), std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+/// A recording in tests/data/verify.
+std::string recording(const std::string& rel) {
+  return gpuadvisor::test::slurp(gpuadvisor::test::data("verify/" + rel));
 }
 
 }  // namespace
 
 TEST_CASE("nvidia-smi -q -x: a real 8-GPU recording (driver 460, schema v11)", "[verify]") {
-  const auto inv = parse_nvidia_smi_xml(slurp("v100s-8gpu/nvidia-smi.xml"), "x.xml");
+  const auto inv = parse_nvidia_smi_xml(recording("v100s-8gpu/nvidia-smi.xml"), "x.xml");
   REQUIRE(inv);
   CHECK(inv->driver_version == "460.73.01");
   CHECK(inv->cuda_version == "11.2");
@@ -42,7 +41,7 @@ TEST_CASE("nvidia-smi -q -x: a real 8-GPU recording (driver 460, schema v11)", "
 
 TEST_CASE("nvidia-smi -q -x: a real x8 link (GTX 1050, driver 515) and throttle reasons",
           "[verify]") {
-  const auto inv = parse_nvidia_smi_xml(slurp("gtx1050-x8/nvidia-smi.xml"), "x.xml");
+  const auto inv = parse_nvidia_smi_xml(recording("gtx1050-x8/nvidia-smi.xml"), "x.xml");
   REQUIRE(inv);
   REQUIRE(inv->gpus.size() == 1);
   const auto& g = inv->gpus[0];
@@ -54,7 +53,7 @@ TEST_CASE("nvidia-smi -q -x: a real x8 link (GTX 1050, driver 515) and throttle 
 }
 
 TEST_CASE("nvidia-smi -q -x: a real V100 at load (power readings, temperature)", "[verify]") {
-  const auto inv = parse_nvidia_smi_xml(slurp("v100-1gpu/nvidia-smi.xml"), "x.xml");
+  const auto inv = parse_nvidia_smi_xml(recording("v100-1gpu/nvidia-smi.xml"), "x.xml");
   REQUIRE(inv);
   const auto& g = inv->gpus.at(0);
   CHECK(g.power_limit_w == 250);
@@ -200,7 +199,7 @@ TEST_CASE("driver table: toolkit and minor-version drivers of a CUDA version", "
 }
 
 TEST_CASE("rocm-smi --json: a real MI210 recording (ROCm 5.x, amdgpu 5.18.13)", "[verify]") {
-  const auto inv = parse_rocm_smi_json(slurp("mi210-1gpu/rocm-smi.json"), "r.json");
+  const auto inv = parse_rocm_smi_json(recording("mi210-1gpu/rocm-smi.json"), "r.json");
   REQUIRE(inv);
   CHECK(inv->driver_version == "5.18.13");
   REQUIRE(inv->gpus.size() == 1);
@@ -227,7 +226,7 @@ TEST_CASE("rocm-smi --json: a real MI210 recording (ROCm 5.x, amdgpu 5.18.13)", 
 
 TEST_CASE("topo -m: a real recording with the ANSI-underlined header of driver 590", "[verify]") {
   // nvidia-smi writes ESC[4m ... ESC[0m around the header, even into a file.
-  const std::string text = slurp("topo/h100-1gpu-590.txt");
+  const std::string text = recording("topo/h100-1gpu-590.txt");
   REQUIRE(text.find("\x1b[4m") != std::string::npos);
   const auto t = parse_topology(text, "t.txt");
   REQUIRE(t);
@@ -239,7 +238,7 @@ TEST_CASE("topo -m: a real recording with the ANSI-underlined header of driver 5
 TEST_CASE("topo -m: a real 8x H100 HGX matrix as a bug report shows it (spaces, not tabs)",
           "[verify]") {
   // Copied from a terminal, the tabs became runs of spaces; the reader takes both.
-  const auto t = parse_topology(slurp("topo/hgx-h100-8gpu.txt"), "t.txt");
+  const auto t = parse_topology(recording("topo/hgx-h100-8gpu.txt"), "t.txt");
   REQUIRE(t);
   REQUIRE(t->gpus.size() == 8);
   CHECK(t->gpus[7] == "GPU7");
@@ -251,7 +250,7 @@ TEST_CASE("topo -m: a real 8x H100 HGX matrix as a bug report shows it (spaces, 
 
 TEST_CASE("topo -m: a real 8x RTX 4090 server where every pair crosses PCIe and sockets",
           "[verify]") {
-  const auto t = parse_topology(slurp("topo/rtx4090-8gpu.txt"), "t.txt");
+  const auto t = parse_topology(recording("topo/rtx4090-8gpu.txt"), "t.txt");
   REQUIRE(t);
   REQUIRE(t->gpus.size() == 8);  // the NIC rows and columns are not GPUs
   REQUIRE(t->link[6].size() == 8);

@@ -13,6 +13,17 @@
 
 namespace gpuadvisor::test {
 
+/// Tolerance of values that are exact arithmetic on the model's numbers.
+inline constexpr double kExact = 1e-12;
+
+/// The single message reading HF config `j` produces, as the CLI prints it.
+inline std::string rejected(const nlohmann::json& j) {
+  auto d = workload::read_hf_config(j, "config.json");
+  if (d) FAIL("accepted");
+  REQUIRE(d.error().size() == 1);
+  return d.error().front().str();
+}
+
 inline const catalog::Catalog& workload_catalog() {
   static const catalog::Catalog c = [] {
     const std::vector<std::string> files{data("workload-models.json")};

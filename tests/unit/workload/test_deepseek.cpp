@@ -14,14 +14,13 @@
 using namespace gpuadvisor;
 using namespace gpuadvisor::workload;
 using gpuadvisor::test::data;
+using gpuadvisor::test::rejected;
 
 namespace {
 
-ModelDefinition fixture(const std::string& name) { return test::hf_fixture(name); }
-
 Workload from_config(const std::string& name, Task task, int seq = 4096) {
   WorkloadInput in;
-  in.model_definition = fixture(name);
+  in.model_definition = test::hf_fixture(name);
   in.task = task;
   in.seq_len = seq;
   return gpuadvisor::test::make(in);
@@ -35,14 +34,6 @@ Workload from_preset(const std::string& id, Task task, int seq = 4096) {
   return gpuadvisor::test::make(in);
 }
 
-/// The single message reading `j` produces.
-std::string rejected(const nlohmann::json& j) {
-  auto d = read_hf_config(j, "config.json");
-  if (d) FAIL("accepted");
-  REQUIRE(d.error().size() == 1);
-  return d.error().front().str();
-}
-
 nlohmann::json v3_json() {
   auto text = gpuadvisor::read_file(data("model-configs/deepseek-v3/config.json"));
   REQUIRE(text);
@@ -53,7 +44,7 @@ nlohmann::json v3_json() {
 
 TEST_CASE("DeepSeek-V3 counts 671B parameters, 37B of them active per token",
           "[workload][config][deepseek]") {
-  const auto d = fixture("deepseek-v3");
+  const auto d = test::hf_fixture("deepseek-v3");
   CHECK(d.arch.mla());
   CHECK(d.arch.q_lora_rank == 1536);
   CHECK(d.arch.kv_cache_width() == 576);  // kv_lora_rank 512 + qk_rope_head_dim 64
@@ -78,7 +69,7 @@ TEST_CASE("DeepSeek-V3 counts 671B parameters, 37B of them active per token",
 
 TEST_CASE("DeepSeek-V2-Lite counts its checkpoint's 15,706,484,224 parameters, 2.4B active",
           "[workload][config][deepseek]") {
-  const auto d = fixture("deepseek-v2-lite");
+  const auto d = test::hf_fixture("deepseek-v2-lite");
   CHECK(d.arch.q_lora_rank == 0);  // q_lora_rank null: q_proj 2048 -> 16 x 192
   CHECK(d.arch.shared_expert_ffn == 2 * 1408);
   CHECK(d.arch.params == 15'706'484'224.0);

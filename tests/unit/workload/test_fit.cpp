@@ -165,7 +165,7 @@ TEST_CASE("a fit that fits has no shortfall and no words for one", "[workload][f
 }
 
 TEST_CASE("tensor-parallel degrees are those serving engines accept", "[workload][fit][tp]") {
-  Architecture a;
+  workload::Architecture a;
   a.kind = catalog::ModelKind::transformer;
   a.heads = 64;
   a.kv_heads = 8;  // Llama 2 70B

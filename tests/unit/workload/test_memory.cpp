@@ -9,11 +9,10 @@
 using namespace gpuadvisor;
 using namespace gpuadvisor::workload;
 using gpuadvisor::test::gpu;
+using gpuadvisor::test::kExact;
 using gpuadvisor::test::make;
 
 namespace {
-
-constexpr double kExact = 1e-12;
 
 double model_states(const MemoryBreakdown& m) {
   return m.weights + m.master_weights + m.gradients + m.optimizer;

@@ -11,18 +11,9 @@
 using namespace gpuadvisor;
 using namespace gpuadvisor::workload;
 using gpuadvisor::test::data;
+using gpuadvisor::test::rejected;
 
 namespace {
-
-ModelDefinition fixture(const std::string& name) { return test::hf_fixture(name); }
-
-/// The single message reading `j` produces, as the CLI prints it.
-std::string rejected(const nlohmann::json& j) {
-  auto d = read_hf_config(j, "config.json");
-  if (d) FAIL("accepted");
-  REQUIRE(d.error().size() == 1);
-  return d.error().front().str();
-}
 
 nlohmann::json llama_like() {
   return {{"model_type", "llama"},     {"hidden_size", 4096},         {"num_hidden_layers", 32},
@@ -43,7 +34,7 @@ Workload resolved(const ModelDefinition& d, Task task) {
 TEST_CASE("config.json parameter counts equal the published totals", "[workload][config]") {
   // Totals as the checkpoints' safetensors hold them (Hugging Face model pages).
   SECTION("Mixtral 8x7B: 46.7B total, 12.9B active (two of eight experts)") {
-    const auto d = fixture("mixtral-8x7b-v0.1");
+    const auto d = test::hf_fixture("mixtral-8x7b-v0.1");
     CHECK(d.arch.params == 46'702'792'704.0);
     CHECK(d.arch.experts == 8);
     CHECK(d.arch.experts_per_token == 2);
@@ -53,26 +44,26 @@ TEST_CASE("config.json parameter counts equal the published totals", "[workload]
     CHECK(w.counts.active == 12'879'925'248.0);
   }
   SECTION("Llama 3.2 3B: 3.21B with the output layer tied to the embedding") {
-    const auto d = fixture("llama-3.2-3b");
+    const auto d = test::hf_fixture("llama-3.2-3b");
     CHECK(d.arch.tied_embeddings);
     CHECK(d.arch.params == 3'212'749'824.0);
     CHECK(resolved(d, Task::lora).counts.active == 3'212'749'824.0);
   }
   SECTION("Qwen2 7B: 7.62B with q/k/v biases") {
-    const auto d = fixture("qwen2-7b-instruct");
+    const auto d = test::hf_fixture("qwen2-7b-instruct");
     CHECK(d.arch.qkv_bias);
     CHECK(d.arch.params == 7'615'616'512.0);
     CHECK(d.arch.sliding_window == 0);  // use_sliding_window false
   }
   SECTION("Qwen2-57B-A14B: 57.4B total, 14.2B active, a gated shared expert") {
-    const auto d = fixture("qwen2-57b-a14b");
+    const auto d = test::hf_fixture("qwen2-57b-a14b");
     CHECK(d.arch.experts == 64);
     CHECK(d.arch.shared_expert_ffn == 20480);
     CHECK(d.arch.params == 57'408'658'944.0);
     CHECK(resolved(d, Task::lora).counts.active == 14'249'270'784.0);
   }
   SECTION("Gemma 2 9B: 9.24B, head size 256, every other layer windowed to 4096") {
-    const auto d = fixture("gemma-2-9b");
+    const auto d = test::hf_fixture("gemma-2-9b");
     CHECK(d.arch.params == 9'241'705'984.0);
     CHECK(d.arch.head_dim() == 256);
     CHECK(d.arch.q_dim() == 4096);
@@ -83,7 +74,7 @@ TEST_CASE("config.json parameter counts equal the published totals", "[workload]
 
 TEST_CASE("a mixture of experts stores every expert and computes with the active ones",
           "[workload][config]") {
-  const auto w = resolved(fixture("mixtral-8x7b-v0.1"), Task::finetune);
+  const auto w = resolved(test::hf_fixture("mixtral-8x7b-v0.1"), Task::finetune);
   const auto& g = gpuadvisor::test::gpu("h100-sxm");
   const auto m = memory_per_gpu(w, g, 1);
   // hf's full fine-tuning runs under torch.autocast: fp32 weights of all eight
@@ -97,7 +88,7 @@ TEST_CASE("a mixture of experts stores every expert and computes with the active
 
 TEST_CASE("sliding-window layers keep a window of keys in the KV cache", "[workload][config]") {
   WorkloadInput in;
-  in.model_definition = fixture("gemma-2-9b");
+  in.model_definition = test::hf_fixture("gemma-2-9b");
   in.task = Task::inference;
   in.seq_len = 8192;
   const auto w = gpuadvisor::test::make(in);
@@ -194,7 +185,7 @@ TEST_CASE("a config file that is missing or not JSON is refused with its name",
 
 TEST_CASE("a model config excludes a preset and a parameter count", "[workload][config]") {
   WorkloadInput in;
-  in.model_definition = fixture("llama-3.2-3b");
+  in.model_definition = test::hf_fixture("llama-3.2-3b");
   in.model = "llama-3-8b";
   CHECK(gpuadvisor::test::reject(in) ==
         "--model: give one model: --model, --model-size or --model-config\n");
@@ -213,7 +204,7 @@ TEST_CASE("the MoE and sliding-window presets agree with their config.json", "[w
   for (const auto& [id, file] : pairs) {
     CAPTURE(id);
     const auto p = preset(id);
-    const auto c = resolved(fixture(file), Task::lora);
+    const auto c = resolved(test::hf_fixture(file), Task::lora);
     CHECK(p.counts.total == c.counts.total);
     CHECK(p.counts.active == c.counts.active);
     CHECK(p.counts.adapters == c.counts.adapters);

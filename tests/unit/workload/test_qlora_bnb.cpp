@@ -10,12 +10,11 @@
 using namespace gpuadvisor;
 using namespace gpuadvisor::workload;
 using gpuadvisor::test::gpu;
+using gpuadvisor::test::kExact;
 using gpuadvisor::test::make;
 using gpuadvisor::test::reject;
 
 namespace {
-
-constexpr double kExact = 1e-12;
 
 /// LitGPT's Llama 2 7B QLoRA config (config_hub/finetune/llama-2-7b/qlora.yaml).
 WorkloadInput litgpt_qlora() {

@@ -12,12 +12,11 @@
 using namespace gpuadvisor;
 using namespace gpuadvisor::workload;
 using gpuadvisor::test::gpu;
+using gpuadvisor::test::kExact;
 using gpuadvisor::test::make;
 using gpuadvisor::test::reject;
 
 namespace {
-
-constexpr double kExact = 1e-12;
 
 WorkloadInput moe(const std::string& model, int gpus, int conc, int ep, int dp) {
   WorkloadInput in;
