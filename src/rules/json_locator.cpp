@@ -111,12 +111,13 @@ class Scanner {
 
   void value(const std::string& path, int depth) {
     skip_ws();
-    if (i_ >= text_.size() || depth > kMaxDepth) return;
+    if (depth > kMaxDepth) stopped_ = true;  // deeper than any document we read
+    if (i_ >= text_.size() || stopped_) return;
     const char c = text_[i_];
     if (c == '{') {
       advance();
       skip_ws();
-      while (i_ < text_.size() && !at('}')) {
+      while (!stopped_ && i_ < text_.size() && !at('}')) {
         if (!at('"')) return;  // invalid: stop recording
         const TextPosition key_pos = pos();
         const std::string key = string_token();
@@ -137,7 +138,7 @@ class Scanner {
       advance();
       skip_ws();
       std::size_t index = 0;
-      while (i_ < text_.size() && !at(']')) {
+      while (!stopped_ && i_ < text_.size() && !at(']')) {
         const std::string child = fmt::format("{}[{}]", path, index++);
         out_.emplace(child, pos());
         const std::size_t before = i_;
@@ -164,6 +165,10 @@ class Scanner {
   std::string_view text_;
   std::map<std::string, TextPosition, std::less<>>& out_;
   std::size_t i_ = 0;
+  /// Set past kMaxDepth: nothing more is recorded. Without it the deepest
+  /// level would go on through the rest of a "[[[[..." text one bracket at a
+  /// time, recording a 256-level path for each.
+  bool stopped_ = false;
   int line_ = 1;
   int col_ = 1;
 };
