@@ -1,6 +1,9 @@
 // The serving-engine profiles: one row per engine, each default with the
 // public file it comes from. docs/serving.md renders the same table.
 #include <array>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/serving.hpp"
@@ -65,13 +68,41 @@ constexpr std::array kEngines{
                   "repeat_kv copies each KV head to its query heads)"},
 };
 
+/// The row of each engine in kEngines. No default: -Wswitch (an error in
+/// the CI builds) names an engine added to the enum without a row here.
+constexpr std::size_t row_of(Engine e) {
+  switch (e) {
+    case Engine::vllm:
+      return 0;
+    case Engine::sglang:
+      return 1;
+    case Engine::trtllm:
+      return 2;
+    case Engine::trtllm_0_6:
+      return 3;
+    case Engine::hf:
+      return 4;
+  }
+  return kEngines.size();  // a value outside the enum
+}
+
+constexpr bool rows_in_place() {
+  for (std::size_t i = 0; i < kEngines.size(); ++i) {
+    if (row_of(kEngines[i].engine) != i) return false;
+  }
+  return true;
+}
+static_assert(rows_in_place(), "kEngines must hold one row per engine, at row_of(engine)");
+
 }  // namespace
 
 const EngineProfile& engine_profile(Engine e) {
-  for (const auto& p : kEngines) {
-    if (p.engine == e) return p;
+  const std::size_t row = row_of(e);
+  if (row >= kEngines.size()) {
+    throw std::logic_error(
+        fmt::format("no serving-engine profile for engine {}", static_cast<int>(e)));
   }
-  return kEngines.front();
+  return kEngines[row];
 }
 
 double engine_memory_fraction(const EngineProfile& p, int tp) {

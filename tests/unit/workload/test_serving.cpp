@@ -2,6 +2,7 @@
 // of the serving flags with their errors, the decode-step parts, the
 // concurrency the engines' pools hold and the weight precisions that fit.
 #include <cmath>
+#include <set>
 
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/constants.hpp"
@@ -205,4 +206,21 @@ TEST_CASE("serving: lengths, concurrency and formats resolve or are rejected",
   t.precision.reset();
   t.engine = Engine::vllm;
   CHECK(reject(t) == "--engine: applies to serving a transformer (task inference)\n");
+}
+
+TEST_CASE("serving: every engine name has its own profile row; no row is refused",
+          "[workload][serving]") {
+  // Each name the flags accept reads back as that engine, with its own row.
+  std::set<std::string_view> rows;
+  for (std::string_view name : kEngineNames) {
+    const auto e = parse_engine(name);
+    REQUIRE(e);
+    CHECK(engine_profile(*e).engine == *e);
+    CHECK(engine_profile(*e).name == name);
+    rows.insert(engine_profile(*e).source);
+  }
+  CHECK(rows.size() == std::size(kEngineNames));
+  // An engine without a row is an error, not vLLM's profile.
+  CHECK_THROWS_WITH(engine_profile(static_cast<Engine>(99)),
+                    "no serving-engine profile for engine 99");
 }
