@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""How many translation units include each header, directly or not.
+
+Reads compile_commands.json of a build directory configured with
+-DGPUADVISOR_UNITY=OFF (so each entry is one source file), asks the compiler
+for each file's dependencies (-MM: the preprocessor only, nothing compiled)
+and prints, for each header asked about, the number of source files that a
+change to it recompiles. With --top N, the N project headers with the most
+dependents. Used for docs/performance.md ("Header fan-out").
+
+Usage: tools/header_fanout.py BUILD_DIR [--top N] [HEADER ...]
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+
+def deps_of(entry):
+    args = shlex.split(entry["command"])
+    out = []
+    skip = False
+    for a in args:  # drop the output and depfile options, keep the flags
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+            continue
+        if a in ("-c", "-MD", "-MMD") or a.startswith("-Winvalid-pch") or "cmake_pch" in a:
+            continue
+        out.append(a)
+    # CMake's precompiled headers are force-included with -include; drop them.
+    cleaned = []
+    i = 0
+    while i < len(out):
+        if out[i] in ("-include", "-Xclang") and i + 1 < len(out) and "cmake_pch" in out[i + 1]:
+            i += 2
+            continue
+        cleaned.append(out[i])
+        i += 1
+    r = subprocess.run(cleaned + ["-MM", "-MG"], cwd=entry["directory"], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        sys.exit(f"header_fanout: {entry['file']}: {r.stderr.strip()[:400]}")
+    text = r.stdout.replace("\\\n", " ")
+    files = text.split(":", 1)[1].split()
+    return entry["file"], {os.path.realpath(os.path.join(entry["directory"], f)) for f in files}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build_dir")
+    ap.add_argument("headers", nargs="*")
+    ap.add_argument("--top", type=int, default=0)
+    a = ap.parse_args()
+    with open(os.path.join(a.build_dir, "compile_commands.json")) as f:
+        entries = [e for e in json.load(f) if "/Unity/" not in e["file"]]
+    if not entries:
+        sys.exit("header_fanout: no source files (configure with -DGPUADVISOR_UNITY=OFF)")
+    root = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        deps = dict(pool.map(deps_of, entries))
+    count = {}
+    for tu, files in deps.items():
+        for h in files:
+            if h.startswith(root + "/") and h != os.path.realpath(tu):
+                count[h] = count.get(h, 0) + 1
+    print(f"{len(deps)} translation units")
+    for h in a.headers:
+        path = os.path.realpath(os.path.join(root, h))
+        print(f"{count.get(path, 0):5d}  {h}")
+    if a.top:
+        for h, n in sorted(count.items(), key=lambda kv: -kv[1])[: a.top]:
+            print(f"{n:5d}  {os.path.relpath(h, root)}")
+    third = {}
+    for tu, files in deps.items():
+        for name in ("nlohmann/json.hpp", "CLI/CLI.hpp", "catch2/catch.hpp"):
+            if any(f.endswith(name) for f in files):
+                third[name] = third.get(name, 0) + 1
+    for name, n in sorted(third.items()):
+        print(f"{n:5d}  <{name}>")
+
+
+if __name__ == "__main__":
+    main()
