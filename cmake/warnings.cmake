@@ -26,9 +26,8 @@ if(GPUADVISOR_SANITIZE OR GPUADVISOR_BUILD_FUZZ)
                       -fno-sanitize-recover=all)
   add_link_options(-fsanitize=address,undefined)
 endif()
-if(GPUADVISOR_BUILD_FUZZ)
-  # Coverage instrumentation for libFuzzer in every object. The sanitizer
-  # runtimes define the coverage callbacks, so the same library also links
-  # into the tests and the CLI: one instrumented build serves both.
-  add_compile_options(-fsanitize=fuzzer-no-link)
-endif()
+# Coverage instrumentation for libFuzzer: the library and the fuzz targets
+# (fuzz/CMakeLists.txt) get it; the tests and the CLI link the same library
+# without it (the sanitizer runtimes define the coverage callbacks), so one
+# build serves the test suite and the fuzzers.
+set(GPUADVISOR_FUZZ_FLAGS $<$<BOOL:${GPUADVISOR_BUILD_FUZZ}>:-fsanitize=fuzzer-no-link>)

@@ -9,7 +9,11 @@ mkdir -p build
 log=build/build.log
 echo "Building gpuadvisor (Release, $jobs jobs) in build/; log: $log"
 start=$SECONDS
-if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" && cmake --build build -j "$jobs"; } \
+# Ninja for a new build folder; one configured before keeps its generator.
+generator=()
+if command -v ninja >/dev/null && [[ ! -f build/CMakeCache.txt ]]; then generator=(-G Ninja); fi
+if ! { cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" &&
+       cmake --build build -j "$jobs"; } \
      >"$log" 2>&1; then
   tail -n 40 "$log" >&2
   echo "build failed; the whole log: $log" >&2

@@ -3,14 +3,16 @@
 # Usage: scripts/install-deps.sh [--test]   (--test adds what the tests use)
 set -euo pipefail
 
-packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev)
+# ninja-build: the builds' generator (make works too, more slowly).
+packages=(g++ cmake make ninja-build pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev)
 if [[ "${1:-}" == "--test" ]]; then
   # catch2: unit tests; python3-jsonschema: JSON Schema checks; libxml2-utils:
   # xmllint for JUnit and HTML output; clang + its runtime: sanitizer and fuzz
   # builds; clang-format-14: the format check; man-db: the man page renders;
-  # chromium: the HTML report in a headless browser.
+  # chromium: the HTML report in a headless browser; ccache: rebuilds of
+  # the test command's three builds on a machine that ran it before.
   packages+=(catch2 python3 python3-jsonschema libxml2-utils clang-14 libclang-rt-14-dev
-             clang-format-14 man-db chromium)
+             clang-format-14 man-db chromium ccache)
 fi
 
 missing=()
