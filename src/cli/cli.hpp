@@ -117,6 +117,37 @@ void require_format(const Globals& g, std::string_view command,
 /// input file of this run is refused. Failures throw InputError.
 void emit(const Globals& g, std::string_view text);
 
+/// A regular file written in full before it replaces `target`: staged in the
+/// target's folder as an unnamed file (O_TMPFILE) or, where that is missing,
+/// under a random name created with O_EXCL and O_NOFOLLOW (a planted file or
+/// symlink makes the open fail, never redirects it); `mode` set through the
+/// descriptor; fsync'ed. commit() renames it over the target; one never
+/// committed is removed, and so is a named one when SIGINT, SIGTERM or SIGHUP
+/// ends the process. Every regular file the program writes goes through it.
+/// Failures throw InputError naming the target.
+class StagedFile {
+ public:
+  StagedFile(const std::string& target, std::string_view text,
+             std::optional<unsigned> mode = std::nullopt);
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+  ~StagedFile();
+  void commit();
+
+ private:
+  int create_named();
+  [[noreturn]] void fail(int err);
+  void discard() noexcept;
+  std::string target_;
+  std::string temp_;  ///< its name while it has one
+  int fd_ = -1;
+  int slot_ = -1;  ///< in the signal handler's table
+};
+/// Removes StagedFile's named files on SIGINT, SIGTERM and SIGHUP.
+void install_temp_file_guard();
+/// Throws InputError "FILE: cannot write: WHY".
+[[noreturn]] void cannot_write(const std::string& file, const std::string& why);
+
 /// Writes all of `text` to `fd`; 0, or the errno of the failed write.
 [[nodiscard]] int write_all(int fd, std::string_view text);
 /// Writes to stdout; a failed or short write throws InputError.

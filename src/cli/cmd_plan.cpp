@@ -1,14 +1,9 @@
 // `gpuadvisor plan`: the best way to train a model on many GPUs (nodes, GPUs
 // per node, parallel layout), and launch files for the engines that run it.
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -166,7 +161,7 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   return q;
 }
 
-/// Writes every file or none: each to a temporary file beside its target,
+/// Writes every file or none: each staged beside its target (StagedFile),
 /// then all renamed. Existing files are refused unless --force.
 void write_files(const std::string& dir, const std::vector<plan::EmittedFile>& files, bool force) {
   namespace fs = std::filesystem;
@@ -176,35 +171,15 @@ void write_files(const std::string& dir, const std::vector<plan::EmittedFile>& f
     bad(dir, fmt::format("cannot write: {}", ec ? ec.message() : "not a directory"));
   for (const auto& f : files) {
     const fs::path target = fs::path(dir) / f.name;
-    if (!force && fs::exists(target))
+    if (!force && fs::exists(fs::symlink_status(target)))
       bad(target.string(), "exists; refusing to overwrite it (--force replaces it)");
   }
-  std::vector<std::pair<fs::path, fs::path>> done;
-  auto cleanup = [&] {
-    for (const auto& [tmp, _] : done) ::unlink(tmp.c_str());
-  };
+  std::vector<std::unique_ptr<StagedFile>> staged;
   for (const auto& f : files) {
-    const fs::path target = fs::path(dir) / f.name;
-    const fs::path tmp = fs::path(dir) / fmt::format(".{}.{}.tmp", f.name, ::getpid());
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << f.content;
-    out.close();
-    if (!out) {
-      const int err = errno;
-      ::unlink(tmp.c_str());
-      cleanup();
-      bad(target.string(), fmt::format("cannot write: {}", std::strerror(err)));
-    }
-    ::chmod(tmp.c_str(), f.executable ? 0755 : 0644);
-    done.emplace_back(tmp, target);
+    staged.push_back(std::make_unique<StagedFile>((fs::path(dir) / f.name).string(), f.content,
+                                                  f.executable ? 0755U : 0644U));
   }
-  for (const auto& [tmp, target] : done) {
-    if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-      const int err = errno;
-      cleanup();
-      bad(target.string(), fmt::format("cannot write: {}", std::strerror(err)));
-    }
-  }
+  for (auto& s : staged) s->commit();
 }
 
 ExitCode run_plan(const Globals& g, const PlanFlags& f) {

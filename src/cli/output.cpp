@@ -1,14 +1,10 @@
 // Where results go: stdout, or --output FILE replaced atomically through a
-// temporary file that nobody can predict or redirect. Every write is checked.
+// StagedFile (staged_file.cpp). Every write is checked.
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
-#include <csignal>
-#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -18,38 +14,11 @@
 #include "gpuadvisor/core/terminal.hpp"
 
 namespace gpuadvisor::cli {
-namespace {
-
-// The temporary file to remove if a signal ends the process while it exists.
-// A plain buffer and a flag: the handler may only use async-signal-safe calls.
-char g_temp_path[PATH_MAX];
-volatile std::sig_atomic_t g_temp_exists = 0;
-
-extern "C" void remove_temp_and_reraise(int sig) {
-  if (g_temp_exists != 0) ::unlink(g_temp_path);
-  // SA_RESETHAND restored the default action: the signal now ends the process
-  // as it would have, once this handler returns.
-  ::raise(sig);
-}
-
-[[noreturn]] void cannot_write(const std::string& file, const std::string& why) {
+void cannot_write(const std::string& file, const std::string& why) {
   throw InputError(Diagnostic{file, "", fmt::format("cannot write: {}", why)});
 }
 
-/// 16 random hex digits (getrandom, else /dev/urandom).
-std::string random_hex() {
-  unsigned char bytes[8];
-  ssize_t n = ::getrandom(bytes, sizeof bytes, 0);
-  if (n != static_cast<ssize_t>(sizeof bytes)) {
-    const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    n = fd >= 0 ? ::read(fd, bytes, sizeof bytes) : -1;
-    if (fd >= 0) ::close(fd);
-    if (n != static_cast<ssize_t>(sizeof bytes)) return {};
-  }
-  std::string hex;
-  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
-  return hex;
-}
+namespace {
 
 /// Writes to a character device or FIFO the user named (never replaced by
 /// a file). The descriptor must still be what stat() saw: a path swapped for
@@ -66,51 +35,6 @@ void write_straight(const std::string& target, const struct stat& seen, std::str
   const int err = write_all(fd, text);
   if (::close(fd) != 0 && err == 0) cannot_write(target, std::strerror(errno));
   if (err != 0) cannot_write(target, std::strerror(err));
-}
-
-/// Replaces (or creates) a regular file: a new file with a random name beside
-/// it, created with O_EXCL and O_NOFOLLOW (a planted symlink or file makes the
-/// open fail, never redirects it), written, fsync'ed, then renamed over it.
-void replace_atomically(const std::string& target, const struct stat* existing,
-                        std::string_view text) {
-  int fd = -1;
-  std::string temp;
-  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    const std::string hex = random_hex();
-    if (hex.empty()) cannot_write(target, "no random numbers for a temporary file name");
-    temp = fmt::format("{}.{}.tmp", target, hex);
-    if (temp.size() >= sizeof g_temp_path) cannot_write(target, "the path is too long");
-    std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
-    g_temp_exists = 1;
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0) {
-      const int err = errno;
-      g_temp_exists = 0;
-      if (err != EEXIST) cannot_write(target, std::strerror(err));
-    }
-  }
-  if (fd < 0) cannot_write(target, "no free temporary file name beside it");
-  if (existing != nullptr) ::fchmod(fd, existing->st_mode & 0777);  // keep its permissions
-  if (const char* sig = std::getenv("GPUADVISOR_TEST_RAISE_AFTER_TEMP")) {
-    ::raise(std::atoi(sig));  // tests: a signal while the temporary file exists
-  }
-  int err = write_all(fd, text);
-  if (err == 0 && ::fsync(fd) != 0) err = errno;
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err == 0 && std::rename(temp.c_str(), target.c_str()) != 0) err = errno;
-  if (err != 0) {
-    ::unlink(temp.c_str());
-    g_temp_exists = 0;
-    cannot_write(target, std::strerror(err));
-  }
-  g_temp_exists = 0;
-  // Make the rename itself durable (best effort).
-  const auto slash = target.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : target.substr(0, slash + 1);
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
 }
 
 /// --output must not be one of the files this run read.
@@ -155,7 +79,7 @@ void emit(const Globals& g, std::string_view result) {
   struct stat st {};
   if (::stat(target.c_str(), &st) != 0) {
     if (errno != ENOENT) cannot_write(target, std::strerror(errno));
-    return replace_atomically(target, nullptr, text);
+    return StagedFile(target, text).commit();
   }
   refuse_input(target, st);
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_straight(target, st, text, 0);
@@ -170,7 +94,7 @@ void emit(const Globals& g, std::string_view result) {
       ::lstat(target.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
     return write_straight(target, st, text, O_APPEND);
   }
-  replace_atomically(target, &st, text);
+  StagedFile(target, text, st.st_mode & 0777).commit();  // keeps its permissions
 }
 
 void install_output_guards() {
@@ -183,16 +107,7 @@ void install_output_guards() {
       if (got != fd && got >= 0) ::close(got);
     }
   }
-  struct sigaction sa {};
-  sa.sa_handler = remove_temp_and_reraise;
-  sa.sa_flags = static_cast<int>(SA_RESETHAND);
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction old {};
-    // A signal the caller ignores (nohup) stays ignored.
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    ::sigaction(sig, &sa, nullptr);
-  }
+  install_temp_file_guard();
 }
 
 }  // namespace gpuadvisor::cli

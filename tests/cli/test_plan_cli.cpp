@@ -1,9 +1,11 @@
 // The built binary: `gpuadvisor plan` output, launch files and errors.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
@@ -119,6 +121,32 @@ TEST_CASE("plan: --emit writes every file or none, and never replaces one unaske
   CHECK(run(plan(base_force)).exit_code == 0);
   CHECK_THAT(read(dir / "megatron.sh"), Catch::StartsWith("#!/usr/bin/env bash\n"));
   fs::remove_all(dir);
+}
+
+TEST_CASE("plan: --emit never writes through a planted symlink", "[cli][plan]") {
+  // Launch files used to go to DIR/.NAME.<pid>.tmp through a plain open that
+  // follows links, then chmod 0755 by path. bash's $$ is the PID gpuadvisor
+  // keeps after exec, so the links sit exactly where that pattern wrote.
+  const auto dir = plan_out_dir("symlink");
+  fs::create_directories(dir);
+  const auto victim = dir.parent_path() / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  fs::permissions(victim, fs::perms::owner_read | fs::perms::owner_write);
+  const std::string cmd = fmt::format(
+      "bash -c 'for f in megatron.sh train.sbatch; do ln -s \"$1\" \"$2/.$f.$$.tmp\"; done; "
+      "exec \"$3\" plan --model llama-3.1-8b --gpu h100-sxm --gpus 16 --emit slurm,megatron "
+      "--output-dir \"$2\" >/dev/null' bash '{}' '{}' '{}'",
+      victim.string(), dir.string(), GPUADVISOR_BIN);
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK(read(victim) == "precious\n");
+  CHECK(fs::status(victim).permissions() == (fs::perms::owner_read | fs::perms::owner_write));
+  for (const char* name : {"megatron.sh", "train.sbatch"}) {
+    INFO(name);
+    CHECK(fs::is_regular_file(fs::symlink_status(dir / name)));
+    CHECK_THAT(read(dir / name), Catch::StartsWith("#!"));
+  }
+  CHECK((fs::status(dir / "megatron.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
+  fs::remove_all(dir.parent_path());
 }
 
 TEST_CASE("plan: bad input is one precise error each, exit 2", "[cli][plan]") {
