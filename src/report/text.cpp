@@ -27,7 +27,9 @@ std::string wrap_text(std::string_view text, std::size_t width, std::size_t firs
     std::size_t j = i;
     while (j < text.size() && text[j] != ' ') ++j;
     if (i == j) break;
-    std::string word(text.substr(i, j - i));
+    // One value shows at most kMaxShownChars code points (docs/limits.md);
+    // the cut below then takes a few steps, never one per character.
+    std::string word = terminal_safe(text.substr(i, j - i), kMaxShownChars);
     // A word longer than a whole line (a URL) is cut at the line's end.
     while (width > indent + 10 && display_width(word) > width - indent) {
       if (!line_start) {

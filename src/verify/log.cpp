@@ -2,7 +2,6 @@
 // brackets), every row is one GPU at one time. A row that does not parse is
 // an error with its line; summaries are per GPU.
 #include "gpuadvisor/verify/log.hpp"
-#include "gpuadvisor/core/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/text.hpp"
 #include "gpuadvisor/verify/xml.hpp"
 
 namespace gpuadvisor::verify {

@@ -2,9 +2,13 @@
 // column tracking, depth and element limits, and no entity expansion beyond
 // the predefined entities and character references.
 #include "gpuadvisor/verify/xml.hpp"
-#include "gpuadvisor/core/text.hpp"
+
+#include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
+
+#include "gpuadvisor/core/text.hpp"
 
 namespace gpuadvisor::verify {
 namespace {
@@ -212,6 +216,7 @@ class Parser {
     e.column = col_;
     advance();  // '<'
     e.name = name();
+    std::unordered_set<std::string> seen;
     for (;;) {
       const bool spaced =
           i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t' || t_[i_] == '\n' || t_[i_] == '\r');
@@ -229,11 +234,11 @@ class Parser {
       const int key_line = line_;
       const int key_col = col_;
       std::string key = name();
-      for (const auto& [k, v] : e.attributes) {
-        if (k == key)
-          throw Failure{key_line, key_col,
-                        fmt::format("attribute '{}' repeated in <{}>", key, e.name)};
-      }
+      // A set, not a scan of the attributes so far: 160,000 attributes on
+      // one element took 29 s to check pairwise.
+      if (!seen.insert(key).second)
+        throw Failure{key_line, key_col,
+                      fmt::format("attribute '{}' repeated in <{}>", key, e.name)};
       skip_ws();
       expect("=", fmt::format("'=' after attribute '{}'", key));
       skip_ws();
