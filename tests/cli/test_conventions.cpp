@@ -169,9 +169,9 @@ TEST_CASE("colour: --color always, never and auto (a terminal, NO_COLOR non-empt
   CHECK_THAT(run(never).out, !Catch::Contains("\x1b["));
   CHECK_THAT(run(check).out, !Catch::Contains("\x1b["));  // auto, not a terminal
   // JSON never has colour.
-  auto json = always;
-  json.insert(json.end(), {"--format", "json"});
-  CHECK_THAT(run(json).out, !Catch::Contains("\x1b["));
+  auto as_json = always;
+  as_json.insert(as_json.end(), {"--format", "json"});
+  CHECK_THAT(run(as_json).out, !Catch::Contains("\x1b["));
 
   const std::string args = "check examples/4090-workstation.json";
   const std::string tty = run_on_tty("TERM=xterm", args);

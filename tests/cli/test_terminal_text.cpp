@@ -82,8 +82,8 @@ TEST_CASE("report strings are escaped in text and exact in JSON", "[cli][termina
   CHECK(text.exit_code == 0);
   CHECK(text.out.starts_with("Evil\\x1b[2J\\x0aPSU\\xc2\\x9b (lab-psu-2000, psus)\n"));
   CHECK(text.out.find('\x1b') == std::string::npos);
-  const auto json = run({"--catalog", f, "catalog", "show", "lab-psu-2000", "--format", "json"});
-  CHECK(nlohmann::json::parse(json.out)["part"]["name"] == name);
+  const auto shown = run({"--catalog", f, "catalog", "show", "lab-psu-2000", "--format", "json"});
+  CHECK(nlohmann::json::parse(shown.out)["part"]["name"] == name);
 }
 
 TEST_CASE("a spec's name is escaped in the check report", "[cli][terminal]") {

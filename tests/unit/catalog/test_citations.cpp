@@ -120,9 +120,9 @@ TEST_CASE("regions.json: currencies, dated rates and availability of real parts"
   CHECK(rules::find_region("jp")->currency == "JPY");
   for (const auto& u : rules::availability()) {
     INFO(u.category + "/" + u.id);
-    const auto json = catalog::category_to_json(c, u.category);
+    const auto listed = catalog::category_to_json(c, u.category);
     auto has = [&](const std::string& id) {
-      return std::any_of(json.begin(), json.end(),
+      return std::any_of(listed.begin(), listed.end(),
                          [&](const auto& p) { return p.value("id", "") == id; });
     };
     CHECK(has(u.id));
