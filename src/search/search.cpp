@@ -17,6 +17,7 @@
 
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "key.hpp"
+#include "part_keys.hpp"
 #include "search_impl.hpp"
 
 namespace gpuadvisor::search {
@@ -112,8 +113,12 @@ std::vector<const T*> unique_parts(const std::vector<T>& parts, KeyFn key) {
 
 using detail::Key;
 
-// SKU keys: every field a rule reads (listings with equal keys differ in
-// price only).
+}  // namespace
+
+namespace detail {
+
+// SKU keys (part_keys.hpp): every field a rule reads (listings with equal
+// keys differ in price only).
 std::string cpu_key(const Cpu& c) {
   return Key()(c.socket, c.family, c.cores, c.pcie_lanes, c.pcie_lanes_2p, c.memory_channels,
                c.memory_type, c.tdp_w, c.max_power_w, c.cooler_included, c.vendor)
@@ -149,7 +154,7 @@ std::string platform_key(const Platform& p) {
       .str();
 }
 
-}  // namespace
+}  // namespace detail
 
 Searcher::Impl::Impl(const Context& c, const Constraints& k, RuleMask extra, Impl* parent_search)
     : ctx(c), cons(k), p(c.params()), err(c.errors() | extra), parent(parent_search) {
@@ -233,10 +238,10 @@ void Searcher::Impl::merge_parts() {
     gpu_fit.push_back(fits.try_emplace(fit, static_cast<int>(fits.size())).first->second);
   }
   lower_bounds.assign(fits.size(), std::vector<Cents>(static_cast<std::size_t>(max_n) + 1, -1));
-  cpus = unique_parts(cat.cpus, cpu_key);
-  cpu_coolers = unique_parts(cat.cpu_coolers, cpu_cooler_key);
-  mems = unique_parts(cat.memory, memory_key);
-  stos = unique_parts(cat.storage, storage_key);
+  cpus = unique_parts(cat.cpus, detail::cpu_key);
+  cpu_coolers = unique_parts(cat.cpu_coolers, detail::cpu_cooler_key);
+  mems = unique_parts(cat.memory, detail::memory_key);
+  stos = unique_parts(cat.storage, detail::storage_key);
   std::unordered_map<std::string, int> ids;
   for (const MemoryKit* m : mems) {
     const std::string k = Key()(m->type, m->registered, m->modules, m->capacity_gb).str();
@@ -249,12 +254,12 @@ void Searcher::Impl::merge_parts() {
     sto_fit.push_back(ids.try_emplace(k, static_cast<int>(ids.size())).first->second);
   }
   sto_fits = ids.size();
-  psus = unique_parts(cat.psus, psu_key);
-  const auto coolers = unique_parts(cat.cooling, cooling_key);
+  psus = unique_parts(cat.psus, detail::psu_key);
+  const auto coolers = unique_parts(cat.cooling, detail::cooling_key);
   cooler_count = coolers.size();
   cooling_tower = cooling_options(coolers, "tower");
   cooling_rack = cooling_options(coolers, "rack");
-  for (const Platform* pl : unique_parts(cat.platforms, platform_key)) {
+  for (const Platform* pl : unique_parts(cat.platforms, detail::platform_key)) {
     if (allowed(*pl, cons)) platforms.push_back(pl);
   }
 }
