@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/workload/workload.hpp"

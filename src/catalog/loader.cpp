@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/part_readers.hpp"

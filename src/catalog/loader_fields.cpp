@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/money.hpp"

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "gpuadvisor/catalog/serialize.hpp"
 
 namespace gpuadvisor::catalog {

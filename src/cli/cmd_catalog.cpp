@@ -1,5 +1,6 @@
 // `gpuadvisor catalog list|show|validate`: browse and validate catalogs.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "catalog_region.hpp"
 #include "cli.hpp"

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "gpuadvisor/report/check_report.hpp"

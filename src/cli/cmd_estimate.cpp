@@ -2,6 +2,8 @@
 // term, fit (with the smallest change that makes it fit), time and energy.
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
 #include "layout_flags.hpp"

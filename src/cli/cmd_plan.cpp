@@ -7,6 +7,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "gpuadvisor/core/quantity.hpp"

@@ -1,4 +1,6 @@
 // `gpuadvisor rules`: every rule with its severity, parameters and source.
+#include <nlohmann/json.hpp>
+
 #include "cli.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"

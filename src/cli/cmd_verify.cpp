@@ -1,6 +1,7 @@
 // `gpuadvisor verify SPEC`: the delivered machine (or its recordings) and a
 // training run's monitoring log against the spec, with check's findings.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "gpuadvisor/core/json_input.hpp"

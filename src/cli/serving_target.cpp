@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/report/serving_plan_report.hpp"
 #include "gpuadvisor/search/serving_target.hpp"

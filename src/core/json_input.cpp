@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace gpuadvisor {
 namespace {

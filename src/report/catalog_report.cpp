@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/money.hpp"

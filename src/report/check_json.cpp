@@ -1,4 +1,6 @@
 // `check --format json` (data/schema/check.schema.json).
+#include <nlohmann/json.hpp>
+
 #include "gpuadvisor/report/check_report.hpp"
 
 namespace gpuadvisor::report {

@@ -5,6 +5,7 @@
 
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/check_report.hpp"
+#include "gpuadvisor/rules/param_view.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -41,7 +42,7 @@ std::string rules_text(const rules::RuleSet& rs) {
   out += "\n";
   for (const auto& p : rs.policies) {
     std::vector<std::string> sets;
-    for (const auto& [rule, values] : p.parameters.items()) {
+    for (const auto& [rule, values] : p.parameters->items()) {
       for (const auto& [name, v] : values.items()) {
         sets.push_back(fmt::format("{}.{} = {}", rule, name, value_text(v)));
       }
@@ -112,7 +113,7 @@ nlohmann::ordered_json rules_json(const rules::RuleSet& rs) {
                              {"active", p.name == rs.policy},
                              {"description", p.description},
                              {"source", p.source},
-                             {"parameters", ojson(p.parameters)}});
+                             {"parameters", ojson(*p.parameters)}});
   }
   j["rules"] = ojson::array();
   for (const auto& r : rs.rules) {

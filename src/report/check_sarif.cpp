@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/report/check_report.hpp"
+#include "gpuadvisor/rules/param_view.hpp"
 
 namespace gpuadvisor::report {
 namespace {

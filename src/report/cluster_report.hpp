@@ -2,7 +2,7 @@
 // recommend's multi-node build (search/cluster.hpp) in JSON and text.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/report/check_report.hpp"

@@ -2,6 +2,8 @@
 // resolved, memory per GPU, compute and the fit of every GPU.
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"

@@ -3,11 +3,9 @@
 // them: JSON key, words, a short word for one-line summaries, and the HTML
 // chart's colour. One table, so that every output lists the same terms in
 // the same order.
-#include <cmath>
-#include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/workload/workload.hpp"
 
@@ -35,11 +33,7 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
     {"overhead", "overhead", "overhead", "#9ca3af", &workload::MemoryBreakdown::overhead},
 };
 
-/// The terms as JSON, whole bytes, in table order.
-inline nlohmann::ordered_json memory_terms_json(const workload::MemoryBreakdown& m) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& t : kMemoryTerms) j[std::string(t.key)] = std::round(m.*t.bytes);
-  return j;
-}
+/// The terms as JSON, whole bytes, in table order (memory_terms.cpp).
+[[nodiscard]] nlohmann::ordered_json memory_terms_json(const workload::MemoryBreakdown& m);
 
 }  // namespace gpuadvisor::report::detail

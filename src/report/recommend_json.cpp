@@ -2,6 +2,8 @@
 // build's parts, power, memory and performance, the cloud and no-fit answers.
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "cloud_report.hpp"
 #include "cluster_report.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"

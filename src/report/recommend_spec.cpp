@@ -1,6 +1,7 @@
 // The build spec of a recommended build: the input format `check` reads
 // (docs/spec-format.md), not a rendering, so it is kept apart from the JSON.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/report/recommend_report.hpp"
 

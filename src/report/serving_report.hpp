@@ -2,7 +2,7 @@
 // The serving parts of `estimate`'s text and JSON (serving_report.cpp).
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/workload/workload.hpp"

@@ -11,6 +11,7 @@
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/rules/build.hpp"
+#include "gpuadvisor/rules/param_view.hpp"
 #include "gpuadvisor/rules/registry.hpp"
 #include "rule_set_impl.hpp"
 
@@ -159,8 +160,8 @@ gpuadvisor::expected<RuleSet, Diagnostics> parse_rule_set(const RulesText& base,
       } else {
         if (pd.has_description) it->description = pd.policy.description;
         if (pd.has_source) it->source = pd.policy.source;
-        for (const auto& [rule, values] : pd.policy.parameters.items()) {
-          for (const auto& [name, v] : values.items()) it->parameters[rule][name] = v;
+        for (const auto& [rule, values] : pd.policy.parameters->items()) {
+          for (const auto& [name, v] : values.items()) (*it->parameters)[rule][name] = v;
         }
       }
     }

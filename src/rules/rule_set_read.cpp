@@ -90,7 +90,7 @@ void read_policies(ObjectReader& top, Doc& doc, const std::string& file, bool ba
         }
         auto values = read_params(pv, rule, rpath, file, false, out);
         for (auto& [d, val] : values)
-          pd.policy.parameters[std::string(rule)][std::string(d->name)] = val;
+          (*pd.policy.parameters)[std::string(rule)][std::string(d->name)] = val;
         pd.params.insert(pd.params.end(), values.begin(), values.end());
       }
     }

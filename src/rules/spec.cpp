@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "doc_fields.hpp"
 #include "gpuadvisor/core/json_input.hpp"

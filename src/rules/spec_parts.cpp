@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/part_readers.hpp"
 #include "gpuadvisor/core/json_input.hpp"

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/catalog/serialize.hpp"
 

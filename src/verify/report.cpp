@@ -3,6 +3,7 @@
 #include "gpuadvisor/verify/report.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/core/terminal.hpp"
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"

@@ -3,6 +3,7 @@
 // modeling_deepseek_v2.py / modeling_deepseek_v3.py (and DeepSeek-V3's own
 // inference/model.py) build them. docs/estimation.md lists what is read.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/core/quantity.hpp"
 #include "hf_fields.hpp"

@@ -2,6 +2,7 @@
 #include "hf_fields.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/core/json_input.hpp"
 

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 /// Catalog parts as JSON, in the same format data/catalog.json uses, so that
 /// `catalog show --format json` output can be fed back as a --catalog file.
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 #include "gpuadvisor/core/expected.hpp"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/core/diagnostic.hpp"
 

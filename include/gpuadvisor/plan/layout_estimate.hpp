@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/core/expected.hpp"

@@ -4,7 +4,7 @@
 /// in the format `check` reads (docs/spec-format.md). They never print.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"

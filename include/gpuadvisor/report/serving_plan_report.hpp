@@ -3,7 +3,7 @@
 /// (data/schema/serving-plan.schema.json describes the JSON).
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/search/recommend.hpp"

@@ -10,9 +10,8 @@
 #include <vector>
 #include "gpuadvisor/core/expected.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "gpuadvisor/core/diagnostic.hpp"
+#include "gpuadvisor/core/json_box.hpp"
 
 namespace gpuadvisor::rules {
 
@@ -87,7 +86,8 @@ struct Policy {
   std::string name;
   std::string description;
   std::string source;
-  nlohmann::json parameters = nlohmann::json::object();  ///< {PWR002: {margin: 1.5}}
+  /// {PWR002: {margin: 1.5}}: a nlohmann::json object (through * or ->).
+  JsonBox parameters = JsonBox::object();
 };
 
 /// Which CUDA / ROCm versions a framework release ships builds for.
@@ -100,13 +100,8 @@ struct FrameworkSupport {
   std::string source;
 };
 
-/// One parameter of a rule, for listing and for validating rule files.
-struct ParamView {
-  std::string rule;
-  std::string name;
-  std::string unit;
-  nlohmann::ordered_json value;  ///< current value
-};
+/// One parameter of a rule (rules/param_view.hpp: it holds a JSON value).
+struct ParamView;
 
 struct RuleSet {
   std::vector<RuleInfo> rules;  ///< every rule, in catalogue order
@@ -118,7 +113,8 @@ struct RuleSet {
   [[nodiscard]] const RuleInfo* rule(std::string_view id) const;
   [[nodiscard]] const FrameworkSupport* framework(std::string_view id) const;
   [[nodiscard]] const Policy* find_policy(std::string_view name) const;
-  /// The parameters of one rule with their current values.
+  /// The parameters of one rule with their current values (include
+  /// rules/param_view.hpp to use them).
   [[nodiscard]] std::vector<ParamView> parameters(std::string_view rule) const;
 };
 

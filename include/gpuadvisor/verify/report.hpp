@@ -5,7 +5,7 @@
 /// (data/schema/verify.schema.json).
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/verify/verify.hpp"

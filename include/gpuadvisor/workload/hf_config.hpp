@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/core/expected.hpp"

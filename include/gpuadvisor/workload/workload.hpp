@@ -17,7 +17,7 @@
 #include <vector>
 #include "gpuadvisor/core/expected.hpp"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"

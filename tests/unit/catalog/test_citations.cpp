@@ -2,6 +2,7 @@
 // material the repository does not ship; every price of the embedded catalog
 // has a date, kind and source; regions.json availability names real parts.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>

@@ -2,6 +2,7 @@
 // unpacking gives the parts that the loader reads from the JSON file, field
 // for field, and bytes the packer did not write are refused.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>

@@ -1,5 +1,6 @@
 // The cap on problems kept and shown per file.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 

@@ -1,6 +1,7 @@
 // The JSON input layer: parse errors with line and column, limits, and the
 // field reader's located messages.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 

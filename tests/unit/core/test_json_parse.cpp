@@ -1,6 +1,7 @@
 // Hostile JSON text: duplicate keys, NUL bytes, a byte order mark; and
 // read_file's single open and capped read.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "gpuadvisor/rules/param_view.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 
 namespace gpuadvisor::embedded {
@@ -65,9 +66,9 @@ TEST_CASE("the embedded rules define every rule with text, source and parameters
   CHECK(rs.rule("CPU001")->severity == Severity::warning);
   CHECK(rs.rule("nope") == nullptr);
   REQUIRE(rs.policies.size() == 3);
-  CHECK(rs.find_policy("conservative")->parameters["PWR002"]["margin"] == 1.5);
-  CHECK(rs.find_policy("guide")->parameters["PWR001"]["w_per_gpu"] == 800);
-  CHECK(rs.find_policy("guide")->parameters["PWR001"]["multi_gpu_min_w"] == 2000);
+  CHECK((*rs.find_policy("conservative")->parameters)["PWR002"]["margin"] == 1.5);
+  CHECK((*rs.find_policy("guide")->parameters)["PWR001"]["w_per_gpu"] == 800);
+  CHECK((*rs.find_policy("guide")->parameters)["PWR001"]["multi_gpu_min_w"] == 2000);
   REQUIRE(rs.framework("pytorch-2.5") != nullptr);
   CHECK(rs.framework("pytorch-2.5")->cuda == std::vector<std::string>{"11.8", "12.1", "12.4"});
   CHECK(rs.framework("pytorch-2.8")->cuda_excluded.at("12.8") ==

@@ -2,6 +2,7 @@
 // the same request on a catalog with every category reversed, or rotated,
 // gives the same JSON bytes.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/rules/engine.hpp"

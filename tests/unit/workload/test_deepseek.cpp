@@ -2,6 +2,7 @@
 // published config.json files and the presets, counted to the parameter, with
 // the compressed KV cache engines keep and the attention FLOPs training runs.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <string>

@@ -2,6 +2,7 @@
 // counts (the published totals of real models), mixture-of-experts and
 // sliding-window shapes, and one located error per kind of bad file.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 

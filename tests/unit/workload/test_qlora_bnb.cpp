@@ -3,6 +3,8 @@
 // (docs/estimation.md section 3.1). Exact formulas, to rounding.
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuadvisor/workload/constants.hpp"
 #include "helpers.hpp"
 #include "src/workload/model.hpp"

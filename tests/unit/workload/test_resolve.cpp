@@ -2,6 +2,8 @@
 // messages for nonsense input, located at the flag or the JSON path.
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "helpers.hpp"
 
 using namespace gpuadvisor;
