@@ -101,7 +101,10 @@ void for_each_mutant(const nlohmann::json& root, const nlohmann::json& v,
     each(field, change, m);
   };
   if (v.is_object()) {
-    for (const auto& [k, x] : v.items()) {
+    for (const auto& item : v.items()) {
+      // Not a structured binding: clang 14 cannot capture one in a lambda.
+      const std::string k = item.key();
+      const auto& x = item.value();
       const std::string child = field_path(path, k);
       for_each_mutant(root, x, at / k, child, pools, skip, each);
       edit(child, brief_json(x) + " -> absent", [&](json& o) { o.erase(k); });
