@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/search/synthetic.hpp"
 
 namespace {

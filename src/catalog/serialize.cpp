@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 
 namespace gpuadvisor::catalog {

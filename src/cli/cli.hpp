@@ -11,7 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 

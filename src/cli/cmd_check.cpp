@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/rules/check.hpp"
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/plan/emit.hpp"
 #include "gpuadvisor/report/plan_report.hpp"

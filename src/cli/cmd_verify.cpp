@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/verify/collect.hpp"

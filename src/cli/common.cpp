@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 
 namespace gpuadvisor::cli {

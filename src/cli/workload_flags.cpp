@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/hf_config.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::cli {
 

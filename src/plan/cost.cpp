@@ -9,6 +9,7 @@
 
 #include "../workload/model.hpp"
 #include "cost_internal.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/plan/constants.hpp"
 #include "gpuadvisor/workload/constants.hpp"

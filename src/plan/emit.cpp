@@ -1,6 +1,7 @@
 // Launch files for a plan. Each engine's option names were checked against
 // its source (tests/data/engine-options.json has file and commit per name).
 #include "gpuadvisor/plan/emit.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "../workload/model.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cost_internal.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 
 namespace gpuadvisor::plan {
 namespace {

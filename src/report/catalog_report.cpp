@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <set>
 #include <type_traits>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/core/quantity.hpp"

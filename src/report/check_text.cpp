@@ -5,6 +5,8 @@
 #include "gpuadvisor/report/check_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 
+#include <vector>
+
 namespace gpuadvisor::report {
 namespace {
 

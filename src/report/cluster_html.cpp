@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cluster_report.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/plan_report.hpp"

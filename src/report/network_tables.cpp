@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "price_columns.hpp"
+
+#include <vector>
 
 namespace gpuadvisor::report::network {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <type_traits>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/money.hpp"
 
 namespace gpuadvisor::report::network {

@@ -8,9 +8,11 @@
 #include <limits>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/report/table.hpp"

@@ -2,10 +2,12 @@
 #include "gpuadvisor/report/plan_report.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"

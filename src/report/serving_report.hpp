@@ -4,8 +4,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "gpuadvisor/catalog/catalog.hpp"
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::report {
 

@@ -1,5 +1,6 @@
 // Derived quantities of a build: the arithmetic every rule (and the search) uses.
 #include "gpuadvisor/rules/build.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,6 +6,8 @@
 
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/rules/engine.hpp"
+#include "gpuadvisor/rules/spec.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::rules {
 

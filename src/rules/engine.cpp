@@ -1,5 +1,6 @@
 // The rules engine: runs every enabled rule over a build.
 #include "gpuadvisor/rules/engine.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 
 #include <algorithm>
 #include <cmath>

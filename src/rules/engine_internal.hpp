@@ -6,6 +6,7 @@
 
 #include "gpuadvisor/rules/engine.hpp"
 #include "gpuadvisor/rules/registry.hpp"
+#include "gpuadvisor/rules/rule_context.hpp"
 
 namespace gpuadvisor::rules::detail {
 

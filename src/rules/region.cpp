@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 
 namespace gpuadvisor::embedded {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/rules/region.hpp"
 
 namespace gpuadvisor::rules {

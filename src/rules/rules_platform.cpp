@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine_internal.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 
 namespace gpuadvisor::rules::detail {

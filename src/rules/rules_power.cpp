@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine_internal.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/rules/region.hpp"
 
 namespace gpuadvisor::rules::detail {

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "engine_internal.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/rules/region.hpp"
+#include "gpuadvisor/rules/rule_context.hpp"
 
 namespace gpuadvisor::rules::detail {
 

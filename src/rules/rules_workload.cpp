@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine_internal.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"

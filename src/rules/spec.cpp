@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "doc_fields.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/json_input.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 #include "spec_impl.hpp"
 
 namespace gpuadvisor::rules {
@@ -193,6 +195,13 @@ void read_waivers(ObjectReader& top, Ctx& ctx) {
 }
 
 }  // namespace
+
+BuildSpec::BuildSpec() = default;
+BuildSpec::BuildSpec(const BuildSpec&) = default;
+BuildSpec::BuildSpec(BuildSpec&&) noexcept = default;
+BuildSpec& BuildSpec::operator=(const BuildSpec&) = default;
+BuildSpec& BuildSpec::operator=(BuildSpec&&) noexcept = default;
+BuildSpec::~BuildSpec() = default;
 
 gpuadvisor::expected<BuildSpec, Diagnostics> parse_spec(std::string_view text,
                                                         const std::string& file, const Catalog& cat,

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/part_readers.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/suggest.hpp"

@@ -1,5 +1,6 @@
 // The job on cloud GPUs and buying against renting (search/cloud.hpp).
 #include "gpuadvisor/search/cloud.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 
 #include <algorithm>
 #include <tuple>

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 
 namespace gpuadvisor::search {

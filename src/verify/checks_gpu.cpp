@@ -6,6 +6,7 @@
 #include <map>
 
 #include "checks.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 
 namespace gpuadvisor::verify::detail {
 namespace {

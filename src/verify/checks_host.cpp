@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "checks.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 
 namespace gpuadvisor::verify::detail {
 namespace {

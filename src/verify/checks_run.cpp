@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "checks.hpp"
+#include "gpuadvisor/catalog/parts.hpp"
 
 namespace gpuadvisor::verify::detail {
 namespace {

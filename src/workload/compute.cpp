@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "model.hpp"

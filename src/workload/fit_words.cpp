@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::workload {
 namespace {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/suggest.hpp"

@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload::detail {

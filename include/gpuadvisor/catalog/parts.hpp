@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "gpuadvisor/catalog/fwd.hpp"
 
 namespace gpuadvisor::catalog {
 
@@ -270,7 +273,7 @@ struct Cable : PartBase {
   double power_w = 0;  ///< whole unit (a DAC/AOC: both ends)
 };
 
-enum class ModelKind { transformer, cnn };
+// ModelKind (transformer, cnn) is in catalog/fwd.hpp.
 
 struct ModelPreset {
   std::string id, name;

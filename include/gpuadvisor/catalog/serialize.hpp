@@ -3,7 +3,7 @@
 /// `catalog show --format json` output can be fed back as a --catalog file.
 #include <nlohmann/json_fwd.hpp>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 
 namespace gpuadvisor::catalog {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::plan {

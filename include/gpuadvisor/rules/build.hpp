@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvisor/catalog/parts.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 
 namespace gpuadvisor::rules {

@@ -5,10 +5,11 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/rules/build.hpp"
 #include "gpuadvisor/rules/finding.hpp"
 #include "gpuadvisor/rules/json_locator.hpp"
-#include "gpuadvisor/rules/spec.hpp"
+#include "gpuadvisor/rules/waiver.hpp"
 
 namespace gpuadvisor::rules {
 

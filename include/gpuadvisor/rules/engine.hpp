@@ -8,7 +8,7 @@
 #include "gpuadvisor/rules/build.hpp"
 #include "gpuadvisor/rules/finding.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::rules {
 

@@ -8,8 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuadvisor/catalog/catalog.hpp"
-#include "gpuadvisor/catalog/parts.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/rules/build.hpp"
 

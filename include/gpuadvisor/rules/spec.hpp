@@ -10,27 +10,32 @@
 #include <vector>
 #include "gpuadvisor/core/expected.hpp"
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/rules/build.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/rules/waiver.hpp"
+#include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::rules {
 
 inline constexpr int kSpecSchemaVersion = 1;
 
-/// An accepted exception to a rule: its findings are still reported, as waived.
-struct Waiver {
-  std::string rule;    ///< rule id
-  std::string reason;  ///< required, non-blank
-  std::string path;    ///< "waivers[0]", for messages
-};
-
 /// A parsed spec. `build` points into the catalog and into parts the spec
 /// gives inline (owned here, so a BuildSpec may be moved or copied freely
 /// while the catalog lives).
+///
+/// The special members are defined in spec.cpp, where workload::Workload is
+/// complete: a file that reads a spec's build or waivers does not need
+/// workload/workload.hpp; one that reads its workloads includes it.
 struct BuildSpec {
+  BuildSpec();
+  BuildSpec(const BuildSpec&);
+  BuildSpec(BuildSpec&&) noexcept;
+  BuildSpec& operator=(const BuildSpec&);
+  BuildSpec& operator=(BuildSpec&&) noexcept;
+  ~BuildSpec();
+
   std::string file;
   std::string name;  ///< "name", or the file name when the spec has none
   Build build;

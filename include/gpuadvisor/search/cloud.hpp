@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::search {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/plan/plan.hpp"
 #include "gpuadvisor/search/bom.hpp"
 

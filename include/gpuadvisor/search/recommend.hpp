@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/core/expected.hpp"
 #include "gpuadvisor/core/money.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/search/recommend.hpp"
 #include "gpuadvisor/search/search.hpp"

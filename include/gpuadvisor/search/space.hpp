@@ -27,6 +27,7 @@
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/rules/build.hpp"
 #include "gpuadvisor/rules/registry.hpp"
+#include "gpuadvisor/rules/rule_context.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 

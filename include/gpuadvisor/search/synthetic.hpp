@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 
 namespace gpuadvisor::search {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/rules/check.hpp"
 #include "gpuadvisor/verify/log.hpp"
 #include "gpuadvisor/verify/machine.hpp"

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::workload {
 

@@ -19,7 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/workload/framework.hpp"
 #include "gpuadvisor/workload/serving.hpp"

@@ -7,6 +7,7 @@
 
 #include "fixtures.hpp"
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 using namespace gpuadvisor;
 using namespace gpuadvisor::rules;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/rules/registry.hpp"
+#include "gpuadvisor/rules/rule_context.hpp"
 #include "unit/search/random_query.hpp"
 
 using namespace gpuadvisor;

@@ -6,6 +6,7 @@
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/rules/spec.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 using namespace gpuadvisor;
 using namespace gpuadvisor::rules;

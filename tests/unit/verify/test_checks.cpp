@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/verify/verify.hpp"
 #include "support/run.hpp"
 #include "support/scratch.hpp"
