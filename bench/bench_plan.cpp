@@ -11,6 +11,7 @@
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/plan/plan.hpp"
+#include "gpuadvisor/plan/query.hpp"
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/plan/emit.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 #include "layout_flags.hpp"

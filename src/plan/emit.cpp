@@ -2,10 +2,12 @@
 // its source (tests/data/engine-options.json has file and commit per name).
 #include "gpuadvisor/plan/emit.hpp"
 #include "gpuadvisor/catalog/parts.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 

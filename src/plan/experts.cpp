@@ -7,6 +7,7 @@
 
 #include "cost_internal.hpp"
 #include "gpuadvisor/core/arith.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::plan::detail {
 std::vector<ExpertSplit> expert_splits(const workload::Workload& w, int tp, int cp, int dp) {

@@ -12,6 +12,7 @@
 
 #include "cost_internal.hpp"
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/plan/query.hpp"
 
 namespace gpuadvisor::plan {
 namespace {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvisor/report/plan_report.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::report {
 

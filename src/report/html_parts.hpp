@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/workload/estimates.hpp"
 
 namespace gpuadvisor::report::html {
 

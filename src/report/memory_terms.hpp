@@ -7,7 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/workload/estimates.hpp"
 
 namespace gpuadvisor::report::detail {
 

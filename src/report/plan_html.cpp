@@ -14,6 +14,7 @@
 
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "html_parts.hpp"

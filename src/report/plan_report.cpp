@@ -10,6 +10,7 @@
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/table.hpp"
 
 namespace gpuadvisor::report {

@@ -1,6 +1,7 @@
 // The job on cloud GPUs and buying against renting (search/cloud.hpp).
 #include "gpuadvisor/search/cloud.hpp"
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/workload/workload.hpp"
 
 #include <algorithm>
 #include <tuple>

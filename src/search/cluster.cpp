@@ -13,6 +13,7 @@
 
 #include "fabric.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/search/recommend.hpp"
 #include "gpuadvisor/workload/constants.hpp"
 

@@ -8,6 +8,8 @@
 ///
 ///     plan::Query q{.w = workload, .gpus = {gpu}, .min_gpus = 16384, .max_gpus = 16384};
 ///     auto r = plan::search(q);          // r.plans.front() is the best
+///
+/// Query and search() are in plan/query.hpp (a Query holds the workload).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,7 +17,9 @@
 #include <vector>
 
 #include "gpuadvisor/catalog/fwd.hpp"
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/workload/estimates.hpp"
+#include "gpuadvisor/workload/fwd.hpp"
+#include "gpuadvisor/workload/options.hpp"
 
 namespace gpuadvisor::plan {
 
@@ -116,6 +120,9 @@ struct Invalid {
 /// grows with the interruptions of a job of that size (docs/plan.md 2.7).
 [[nodiscard]] double goodput_at_scale(int gpus);
 
+/// What to plan (plan/query.hpp).
+struct Query;
+
 /// Dimensions the user pinned (--tp, --pp, ...); the search varies the rest.
 struct Pinned {
   std::optional<int> tp, pp, vp, cp, dp, micro_batch, ep, etp;
@@ -123,24 +130,6 @@ struct Pinned {
   std::optional<workload::Sharding> sharding;
   std::optional<Recompute> recompute;
   [[nodiscard]] bool allows(const Layout& l) const;
-};
-
-/// What to plan.
-struct Query {
-  workload::Workload w;
-  std::vector<const catalog::Gpu*> gpus;  ///< GPU types to consider
-  int min_gpus = 1, max_gpus = 1;         ///< total GPUs (whole nodes above one node)
-  std::optional<int> global_batch;  ///< sequences; default: the largest within max_batch_tokens
-  double max_batch_tokens = 0;      ///< 0: kDefaultMaxBatchTokens
-  std::optional<double> deadline_hours;
-  Objective objective = Objective::time;
-  std::optional<double> goodput;  ///< given: used as is; else goodput_at_scale
-  Pinned pinned;
-  int top = 10;                               ///< layouts returned (0: all)
-  const catalog::Catalog* catalog = nullptr;  ///< cloud prices for the cost objectives
-  /// The links when the caller knows them (recommend's clusters: their
-  /// servers' GPU count and NICs); else network_of() the GPU.
-  std::optional<Network> network;
 };
 
 /// A priced layout on one GPU type.
@@ -165,13 +154,6 @@ struct PlanResult {
   std::vector<int> gpu_counts;  ///< GPU counts searched
   std::vector<std::string> notes;
 };
-
-/// Branch-and-bound over every layout of every GPU count searched; exact per
-/// shape (docs/plan.md section 3).
-[[nodiscard]] PlanResult search(const Query& q);
-/// The same answer by pricing every combination of every dimension with no
-/// pruning (tests prove search() against it on small spaces).
-[[nodiscard]] PlanResult brute_force(const Query& q);
 
 /// The GPU counts search() tries for [min, max] (whole nodes above one node).
 [[nodiscard]] std::vector<int> gpu_counts(int min_gpus, int max_gpus, int gpus_per_node);

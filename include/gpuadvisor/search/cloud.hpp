@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "gpuadvisor/catalog/fwd.hpp"
-#include "gpuadvisor/workload/workload.hpp"
+#include "gpuadvisor/workload/estimates.hpp"
+#include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::search {
 

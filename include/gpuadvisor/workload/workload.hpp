@@ -10,6 +10,11 @@
 ///     auto mem = workload::memory_per_gpu(*w, gpu, gpus);     // cheap: arithmetic only
 ///     auto fit = workload::fit(*w, gpu, gpus);                 // verdict + smallest fix
 ///     auto c   = workload::compute(*w, gpu, gpus);             // time, GPU-hours, kWh
+///
+/// The choices (Task, Precision, ...) are in workload/options.hpp and the
+/// results (MemoryBreakdown, ComputeEstimate, FitResult, ...) in
+/// workload/estimates.hpp, both included here: a header that only holds one
+/// includes those alone.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,64 +26,12 @@
 
 #include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
+#include "gpuadvisor/workload/estimates.hpp"
 #include "gpuadvisor/workload/framework.hpp"
+#include "gpuadvisor/workload/options.hpp"
 #include "gpuadvisor/workload/serving.hpp"
 
 namespace gpuadvisor::workload {
-
-/// What the job does to the model.
-enum class Task {
-  pretrain,   ///< full training from scratch
-  finetune,   ///< full fine-tuning: every weight trained
-  lora,       ///< frozen 16-bit base, trained low-rank adapters
-  qlora,      ///< frozen NF4 4-bit base (double quantisation), trained 16-bit adapters
-  inference,  ///< generation: weights + KV cache, no training state
-};
-/// Numeric format. For training bf16/fp16 mean *mixed* precision with fp32
-/// master weights (the ZeRO/Megatron/FSDP layout); fp8 means Transformer Engine
-/// FP8 matmuls on top of that layout; fp32 means everything in fp32.
-/// int8/int4 are quantised weights for inference (--quant says the format).
-enum class Precision { bf16, fp16, fp32, fp8, int8, int4 };
-/// paged_*: bitsandbytes paged optimizers, whose states live in CUDA unified
-/// memory and page out to host RAM when the GPU is full.
-enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, paged_adamw, sgd, adafactor };
-/// ZeRO stage (FSDP full sharding = zero3): which model states are split over the GPUs.
-enum class Sharding { none, zero1, zero2, zero3 };
-/// Where the architecture came from.
-enum class ArchOrigin { preset, flags, derived, config };  ///< config: --model-config FILE
-
-/// Names as on the command line ("adamw-8bit", "zero3", ...).
-[[nodiscard]] std::string_view to_string(Task);
-[[nodiscard]] std::string_view to_string(Precision);
-[[nodiscard]] std::string_view to_string(Optimizer);
-[[nodiscard]] std::string_view to_string(Sharding);
-[[nodiscard]] std::string_view to_string(ArchOrigin);
-/// Parsers for the same names; "fsdp" is accepted for zero3, "adamw_8bit" for
-/// "adamw-8bit". nullopt when unknown.
-[[nodiscard]] std::optional<Task> parse_task(std::string_view);
-[[nodiscard]] std::optional<Precision> parse_precision(std::string_view);
-[[nodiscard]] std::optional<Optimizer> parse_optimizer(std::string_view);
-[[nodiscard]] std::optional<Sharding> parse_sharding(std::string_view);
-/// --grad-checkpointing: "off", "selective" (every other layer), "full" ("on" =
-/// full); also true/false in JSON.
-struct CheckpointingChoice {
-  bool full = false;
-  bool selective = false;
-};
-[[nodiscard]] std::optional<CheckpointingChoice> parse_checkpointing(std::string_view);
-/// "on"/"off" (also "true"/"false", "yes"/"no").
-[[nodiscard]] std::optional<bool> parse_switch(std::string_view);
-/// --lora-dtype / --master-weights: fp32 (true) or the 16-bit alternative.
-[[nodiscard]] std::optional<bool> parse_fp32_or(std::string_view s, std::string_view other);
-inline constexpr std::string_view kCheckpointingNames[] = {"off", "selective", "full", "on"};
-/// The accepted names, for messages and --help.
-inline constexpr std::string_view kTaskNames[] = {"pretrain", "finetune", "lora", "qlora",
-                                                  "inference"};
-inline constexpr std::string_view kPrecisionNames[] = {"bf16", "fp16", "fp32",
-                                                       "fp8",  "int8", "int4"};
-inline constexpr std::string_view kOptimizerNames[] = {
-    "adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "adafactor"};
-inline constexpr std::string_view kShardingNames[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
 
 /// The model's shape, as the memory and FLOP formulas need it.
 struct Architecture {
@@ -346,26 +299,6 @@ struct Workload {
 /// resolve() calls it, and so do fit changes.
 void update_counts(Workload& w);
 
-/// Bytes per GPU, term by term, and the three peaks a user can measure.
-struct MemoryBreakdown {
-  double weights = 0;  ///< parameters the forward pass reads (16-bit, fp32, or NF4 base + adapters)
-  double master_weights = 0;    ///< fp32 master copy in mixed precision (sharded from zero1)
-  double gradients = 0;         ///< gradients of the trained parameters (sharded from zero2)
-  double optimizer = 0;         ///< optimizer states (sharded from zero1)
-  double activations = 0;       ///< stored for backward (training) / working set (inference)
-  double logits = 0;            ///< output layer logits and loss buffers
-  double kv_cache = 0;          ///< inference: keys and values at the final context
-  double kv_cache_average = 0;  ///< inference: the same at the average context (decode reads it)
-  double overhead = 0;  ///< CUDA context, allocator reserve, temporaries, collective buffers
-  /// torch.cuda.max_memory_allocated: every tensor above plus short-lived temporaries.
-  double peak_allocated = 0;
-  /// torch.cuda.max_memory_reserved: allocated plus the caching allocator's slack.
-  double peak_reserved = 0;
-  /// What nvidia-smi shows: reserved + CUDA context + NCCL buffers. The fit verdict uses it.
-  double device = 0;
-  double total = 0;  ///< = device (the sum of the terms above)
-};
-
 /// Per-GPU memory of `w` on `gpu` when it runs on `gpus` GPUs (sharding and
 /// inference tensor parallelism divide by it). Arithmetic only: safe to call
 /// for many candidate builds.
@@ -399,30 +332,6 @@ struct MemoryBreakdown {
 [[nodiscard]] bool valid_expert_layout(const Architecture& a, Engine engine, int gpus, int ep,
                                        int attention_dp);
 
-/// Serving speed: prefill compute-bound over the prompt, decode bandwidth-bound
-/// plus per-step and tensor-parallel costs (docs/serving.md).
-struct ServingSpeed {
-  double ttft_s = 0;     ///< time to first token of one request: its prefill + one decode step
-  double tpot_s = 0;     ///< time per output token: one decode step at the concurrency
-  double prefill_s = 0;  ///< prefill of every request in flight (their prompts together)
-  double output_tokens_per_second = 0;       ///< all requests, prefill time included
-  double per_request_tokens_per_second = 0;  ///< what one user sees while decoding: 1 / tpot
-  // One decode step, seconds, by part.
-  double step_weights_s = 0;
-  double step_kv_s = 0;
-  double step_compute_s = 0;
-  double step_elementwise_s = 0;  ///< norms, residual adds, activation function
-  double step_comm_s = 0;         ///< tensor-parallel all-reduces
-  /// Data-parallel attention: the MoE layers' token exchange (all-gather
-  /// dispatch, reduce-scatter combine); 0 otherwise.
-  double step_moe_comm_s = 0;
-  double step_overhead_s = 0;
-  /// Expert parallelism: routed-expert bytes the busiest GPU streams over the mean (1 otherwise).
-  double expert_imbalance = 1;
-  int max_concurrency = 0;  ///< requests whose final context fits in memory with the weights
-  std::string basis;        ///< one line: what bounds the step
-};
-
 /// Serving speed of an inference workload of a transformer (prefill and
 /// decode separately; docs/serving.md).
 [[nodiscard]] ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& gpu, int gpus);
@@ -443,108 +352,12 @@ struct ServingSpeed {
 /// The quantisation format a precision takes without --quant on `engine`.
 [[nodiscard]] Quant default_quant(Precision p, Engine engine);
 
-/// Time, throughput and energy of `w` on `gpus` GPUs of type `gpu`.
-struct ComputeEstimate {
-  double flops_per_token = 0;  ///< training: 6N (8N with recompute) + attention; CNN: per sample
-  double dense_flops = 0;      ///< the 6N·tokens (or 8N, 4N for adapters) part
-  double attention_flops = 0;  ///< the 12·L·h·s·tokens part
-  double total_flops = 0;
-  double peak_tflops = 0;         ///< dense peak per GPU at the precision used
-  double mfu = 0;                 ///< model FLOPs utilisation used
-  std::string mfu_basis;          ///< how mfu was obtained (one line)
-  double tokens_per_second = 0;   ///< steady state, all GPUs together (CNN: samples/s)
-  double samples_per_second = 0;  ///< sequences (CNN: images) per second, all GPUs
-  double achieved_tflops_per_gpu = 0;
-  double goodput = 1;                   ///< share of wall time that trains (1 for inference)
-  double time_hours = 0;                ///< wall-clock time for w.tokens, goodput included
-  double gpu_hours = 0;                 ///< billed: time_hours x GPUs
-  double energy_kwh = 0;                ///< GPU energy only (board power × training draw fraction)
-  double power_fraction = 0;            ///< average draw as a fraction of board power
-  std::vector<std::string> notes;       ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"
-  std::optional<ServingSpeed> serving;  ///< inference of a transformer
-};
-
 [[nodiscard]] ComputeEstimate compute(const Workload& w, const catalog::Gpu& gpu, int gpus);
 
 /// The utilisation model alone (documented in docs/estimation.md); `basis`
 /// receives the one-line explanation.
 [[nodiscard]] double model_mfu(const Workload& w, const catalog::Gpu& gpu, int gpus,
                                std::string* basis = nullptr);
-
-/// What a fit change does (workload/fit_words.hpp words it).
-enum class FitChangeKind {
-  grad_checkpointing,
-  micro_batch,
-  precision,
-  sharding,
-  gpus,
-  lora,
-  qlora
-};
-
-/// One step of a fix that makes a workload fit, as values (the memory is
-/// re-estimated after this step; steps apply cumulatively). Only the fields
-/// of its kind are set.
-struct FitChange {
-  FitChangeKind kind = FitChangeKind::grad_checkpointing;
-  bool training = true;  ///< a training job (or inference: serving words)
-  int from = 0;          ///< micro_batch: sequences per micro-batch before
-  int to = 0;            ///< micro_batch: after; sharding, gpus: the GPUs after
-  int accumulation = 1;  ///< micro_batch: gradient accumulation steps after
-  Precision precision_from = Precision::bf16;  ///< precision
-  Precision precision_to = Precision::bf16;    ///< precision
-  double weight_bits = 0;                      ///< precision, inference: per weight
-  Sharding sharding = Sharding::none;          ///< sharding, gpus: the stage after
-  Task task_from = Task::finetune;             ///< lora, qlora: what it replaces
-  int lora_rank = 0;                           ///< lora, qlora: adapter rank
-  MemoryBreakdown memory;                      ///< per GPU after this step
-};
-
-/// The settings a fit may change; FitResult::fixed holds them after the fix.
-struct FitSettings {
-  Task task = Task::pretrain;
-  Precision precision = Precision::bf16;
-  Sharding sharding = Sharding::none;
-  int gpus = 1;
-  int batch_size = 1;
-  int grad_accumulation = 1;
-  bool grad_checkpointing = false;
-  int lora_rank = 0;
-};
-
-enum class Verdict { fits, fits_with_changes, does_not_fit };
-[[nodiscard]] std::string_view to_string(Verdict);
-
-/// Why a workload does not fit, as values; worded by shortfall_sentence()
-/// (fit_words.hpp), so that nothing is formatted while a search decides.
-struct FitShortfall {
-  enum class Kind {
-    none,     ///< it fits (with or without changes)
-    changes,  ///< no combination of fit()'s changes brings it under the usable memory
-    layout,   ///< a pinned parallel layout's fullest pipeline stage does not fit
-  };
-  Kind kind = Kind::none;
-  /// changes: the least per-GPU memory any combination reaches, and the
-  /// settings that reach it (FitResult::fixed holds the settings as given).
-  double smallest_bytes = 0;
-  FitSettings smallest;
-};
-
-struct FitResult {
-  std::string gpu;  ///< GPU id
-  Verdict verdict = Verdict::does_not_fit;
-  int gpus = 1;              ///< GPUs of the original workload
-  double per_gpu_bytes = 0;  ///< as given (before changes)
-  double available_bytes = 0;
-  /// What a fit may use: available_bytes less the workload's memory margin.
-  double usable_bytes = 0;
-  MemoryBreakdown memory;  ///< as given
-  std::vector<FitChange>
-      changes;             ///< the smallest fix, in order (empty if it fits or nothing does)
-  FitSettings fixed;       ///< the settings with the changes applied (as given when none)
-  FitShortfall shortfall;  ///< does_not_fit: why
-  [[nodiscard]] bool fits() const { return verdict == Verdict::fits; }
-};
 
 /// Fit of `w` on `gpus` GPUs of type `gpu`. When it does not fit as given, the
 /// least invasive combination of changes that fits (checkpointing < smaller

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/plan/plan.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "support/run.hpp"
 #include "unit/workload/helpers.hpp"
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/plan/emit.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "support/scratch.hpp"
 #include "unit/workload/helpers.hpp"
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvisor/plan/plan.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "support/scratch.hpp"
 #include "unit/workload/helpers.hpp"

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpuadvisor/plan/plan.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "unit/workload/helpers.hpp"
 
 using namespace gpuadvisor;
