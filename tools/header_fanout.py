@@ -8,12 +8,18 @@ and prints, for each header asked about, the number of source files that a
 change to it recompiles. With --top N, the N project headers with the most
 dependents. Used for docs/performance.md ("Header fan-out").
 
-Usage: tools/header_fanout.py BUILD_DIR [--top N] [HEADER ...]
+With --unity UNITY_BUILD_DIR (a build configured with unity batches, the
+default), also the number of the unity build's translation units that hold
+one of those files: what the default build recompiles.
+
+Usage: tools/header_fanout.py BUILD_DIR [--top N] [--unity DIR] [HEADER ...]
 """
 import argparse
 import concurrent.futures
 import json
+import glob
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -54,11 +60,22 @@ def deps_of(entry):
     return entry["file"], {os.path.realpath(os.path.join(entry["directory"], f)) for f in files}
 
 
+def unity_batches(build_dir):
+    """Source file -> the CMake-generated unity source that includes it."""
+    batch = {}
+    for u in glob.glob(os.path.join(build_dir, "**", "Unity", "unity_*.cxx"), recursive=True):
+        with open(u) as f:
+            for m in re.finditer(r'#include "([^"]+)"', f.read()):
+                batch[os.path.realpath(m.group(1))] = u
+    return batch
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build_dir")
     ap.add_argument("headers", nargs="*")
     ap.add_argument("--top", type=int, default=0)
+    ap.add_argument("--unity", metavar="DIR")
     a = ap.parse_intermixed_args()  # --top may come before or after the headers
     with open(os.path.join(a.build_dir, "compile_commands.json")) as f:
         entries = [e for e in json.load(f) if "/Unity/" not in e["file"]
@@ -81,9 +98,17 @@ def main():
             if h.startswith(root + "/") and h != os.path.realpath(tu):
                 count[h] = count.get(h, 0) + 1
     print(f"{len(deps)} translation units")
+    batch = unity_batches(a.unity) if a.unity else None
+    if batch is not None:
+        units = len(set(batch.values())) + sum(1 for tu in deps if os.path.realpath(tu) not in batch)
+        print(f"unity build: {units} translation units")
     for h in a.headers:
         path = os.path.realpath(os.path.join(root, h))
-        print(f"{count.get(path, 0):5d}  {h}")
+        line = f"{count.get(path, 0):5d}  {h}"
+        if batch is not None:  # a file outside any batch is compiled alone
+            hit = {batch.get(os.path.realpath(tu), tu) for tu, files in deps.items() if path in files}
+            line += f"  (unity build: {len(hit)})"
+        print(line)
     if a.top:
         for h, n in sorted(count.items(), key=lambda kv: -kv[1])[: a.top]:
             print(f"{n:5d}  {os.path.relpath(h, root)}")
