@@ -32,10 +32,20 @@ double cpu_seconds(const std::function<void()>& f) {
 }
 
 /// Time at 4n over time at n, for an input made by `make` and read by `use`.
+/// n grows (x4, up to 64 times the given n) until a run at n takes 20 ms of
+/// CPU: shorter runs are noise (a Release build reads 20,000 elements in
+/// under a millisecond, and a loaded machine's cache misses then decide the
+/// ratio).
 double growth(std::size_t n, const std::function<std::string(std::size_t)>& make,
               const std::function<void(const std::string&)>& use) {
-  const std::string small = make(n), large = make(4 * n);
-  const double t1 = cpu_seconds([&] { use(small); });
+  std::string small = make(n);
+  double t1 = cpu_seconds([&] { use(small); });
+  for (int i = 0; i < 3 && t1 < 0.02; ++i) {
+    n *= 4;
+    small = make(n);
+    t1 = cpu_seconds([&] { use(small); });
+  }
+  const std::string large = make(4 * n);
   const double t4 = cpu_seconds([&] { use(large); });
   INFO("n " << n << ": " << t1 << " s, 4n: " << t4 << " s");
   // Under 5 ms at 4n is no super-linear path at these sizes, and too short
