@@ -229,6 +229,10 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(a, "--hidden", f.hidden, "Hidden size", "H");
   opt(a, "--heads", f.heads, "Attention heads", "A");
   opt(a, "--kv-heads", f.kv_heads, "Key/value heads (grouped-query attention)", "K");
+  opt(a, "--head-dim", f.head_dim,
+      "Size of one attention head where heads x size is not the hidden size (GPT-3 13B: "
+      "hidden 5140, 40 heads of 128); default hidden / heads",
+      "D");
   opt(a, "--ffn", f.ffn, "Feed-forward inner size", "F");
   opt(a, "--vocab", f.vocab, "Vocabulary size", "V");
   set_choices(opt(a, "--flash-attention", f.flash_attention,
@@ -271,6 +275,7 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--hidden", &f.hidden},
       {"--heads", &f.heads},
       {"--kv-heads", &f.kv_heads},
+      {"--head-dim", &f.head_dim},
       {"--ffn", &f.ffn},
       {"--vocab", &f.vocab},
       {"--flash-attention", &f.flash_attention},
@@ -395,6 +400,7 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
   in.arch.hidden = integer(f.hidden, "--hidden", diags);
   in.arch.heads = integer(f.heads, "--heads", diags);
   in.arch.kv_heads = integer(f.kv_heads, "--kv-heads", diags);
+  in.arch.head_dim = integer(f.head_dim, "--head-dim", diags);
   in.arch.ffn = integer(f.ffn, "--ffn", diags);
   in.arch.vocab = integer(f.vocab, "--vocab", diags);
   if (!diags.empty()) throw InputError(std::move(diags));

@@ -22,7 +22,7 @@ struct WorkloadFlags {
       lora_dropout;
   std::optional<std::string> prompt_len, output_len, concurrency, kv_cache_precision, quant, engine,
       ep, attention_dp;
-  std::optional<std::string> layers, hidden, heads, kv_heads, ffn, vocab;
+  std::optional<std::string> layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
 };
 
 /// Adds the workload flags to `cmd` (in an option group "Workload"). With

@@ -134,6 +134,7 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.arch.hidden = r.integer("hidden", kIntMin, kIntMax, Need::optional);
   in.arch.heads = r.integer("heads", kIntMin, kIntMax, Need::optional);
   in.arch.kv_heads = r.integer("kv_heads", kIntMin, kIntMax, Need::optional);
+  in.arch.head_dim = r.integer("head_dim", kIntMin, kIntMax, Need::optional);
   in.arch.ffn = r.integer("ffn", kIntMin, kIntMax, Need::optional);
   in.arch.vocab = r.integer("vocab", kIntMin, kIntMax, Need::optional);
   r.finish();

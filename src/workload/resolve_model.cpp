@@ -115,6 +115,7 @@ void Resolver::resolve_model() {
   auto hidden = ranged("hidden", ai.hidden, 1, k::kMaxHidden);
   auto heads = ranged("heads", ai.heads, 1, k::kMaxHidden);
   auto kv_heads = ranged("kv_heads", ai.kv_heads, 1, k::kMaxHidden);
+  auto head_dim = ranged("head_dim", ai.head_dim, 1, k::kMaxHidden);
   auto ffn = ranged("ffn", ai.ffn, 1, 16 * k::kMaxHidden);
   auto vocab = ranged("vocab", ai.vocab, 1, k::kMaxVocab);
   if (!diags_.empty()) return;
@@ -182,9 +183,15 @@ void Resolver::resolve_model() {
     }
     if (ffn) a.ffn = *ffn;
     if (vocab) a.vocab = *vocab;
+    if (head_dim) a.head_dim_override = *head_dim;
+    if (a.mla() && head_dim) {
+      error("head_dim", "latent attention (DeepSeek) sets its own head sizes");
+    }
     if (a.head_dim_override == 0 && a.hidden % a.heads != 0) {
       error(heads ? "heads" : "hidden",
-            fmt::format("hidden size {} is not a multiple of {} heads", a.hidden, a.heads));
+            fmt::format("hidden size {} is not a multiple of {} heads (a model whose heads are "
+                        "not hidden / heads wide: give {})",
+                        a.hidden, a.heads, flag("head_dim")));
     }
     if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
       error(kv_heads ? "kv_heads" : "heads",

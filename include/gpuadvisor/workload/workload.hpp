@@ -131,7 +131,10 @@ struct ModelDefinition {
 /// Optional architecture overrides (flags --layers, --hidden, ... or JSON keys).
 struct ArchitectureInput {
   std::optional<std::int64_t> layers, hidden, heads, kv_heads, ffn, vocab;
-  [[nodiscard]] bool any() const { return layers || hidden || heads || kv_heads || ffn || vocab; }
+  std::optional<std::int64_t> head_dim;  ///< where heads x head_dim is not hidden (GPT-3 13B)
+  [[nodiscard]] bool any() const {
+    return layers || hidden || heads || kv_heads || ffn || vocab || head_dim;
+  }
 };
 
 /// What a user gave, from flags or from a spec's JSON. Everything is optional;

@@ -204,7 +204,9 @@ TEST_CASE("nonsense gets a located error (flags)", "[workload]") {
   shape.model_size = 7e9;
   shape.arch.hidden = 4000;
   shape.arch.heads = 30;
-  CHECK(reject(shape) == "--heads: hidden size 4000 is not a multiple of 30 heads\n");
+  CHECK(reject(shape) ==
+        "--heads: hidden size 4000 is not a multiple of 30 heads (a model whose heads are not "
+        "hidden / heads wide: give --head-dim)\n");
 
   in = WorkloadInput{};
   in.model = "resnet-50";
@@ -286,4 +288,27 @@ TEST_CASE("workloads from JSON specs", "[workload]") {
   REQUIRE(diags.empty());
   CHECK(test::reject(zin, Origin::json("spec.json", "workloads[2]")) ==
         "spec.json: workloads[2].batch_size: expected an integer from 1 to 65536, got 0\n");
+}
+
+TEST_CASE("resolve: --head-dim types a model whose heads are not hidden / heads wide",
+          "[workload][resolve]") {
+  // GPT-3 13B (Brown et al. 2020, Table 2.1): 40 layers, d_model 5,140, 40
+  // heads of d_head 128 (40 x 128 = 5,120).
+  WorkloadInput in;
+  in.arch.layers = 40;
+  in.arch.hidden = 5140;
+  in.arch.heads = 40;
+  in.arch.head_dim = 128;
+  in.arch.vocab = 50257;
+  const auto w = test::make(in);
+  CHECK(w.arch.head_dim() == 128);
+  CHECK(w.arch.q_dim() == 5120);
+  CHECK(w.arch.kv_dim() == 5120);
+  // Without it the shape is refused, and the message names the flag.
+  in.arch.head_dim.reset();
+  CHECK(test::reject(in) ==
+        "--heads: hidden size 5140 is not a multiple of 40 heads (a model whose heads are not "
+        "hidden / heads wide: give --head-dim)\n");
+  in.arch.head_dim = 0;
+  CHECK(test::reject(in) == "--head-dim: expected an integer from 1 to 1000000, got 0\n");
 }
