@@ -110,9 +110,14 @@ Invalid invalid(const workload::Workload& w, const Layout& l, const Network& net
     return {"cp", "context parallel needs fused attention and a sequence divisible by 2 x cp"};
   if (l.sp && l.tp == 1)
     return {"sequence_parallel", "sequence parallelism needs tensor parallelism"};
-  if (l.sharding >= Sharding::zero2 && l.pp > 1)
+  // torchtitan composes FSDP (zero3) with pipeline stages; DeepSpeed and
+  // Megatron-LM refuse ZeRO-2/3 with them.
+  const bool fsdp_pp =
+      l.sharding == Sharding::zero3 && w.framework == workload::Framework::torchtitan;
+  if (l.sharding >= Sharding::zero2 && l.pp > 1 && !fsdp_pp)
     return {"sharding",
-            "ZeRO-2/3 do not combine with pipeline parallelism (DeepSpeed, Megatron-LM)"};
+            "ZeRO-2/3 do not combine with pipeline parallelism in DeepSpeed and Megatron-LM "
+            "(torchtitan composes FSDP with it: --framework torchtitan)"};
   if (l.recompute == Recompute::selective && a.flash_attention)
     return {"recompute", "selective recompute is what flash attention already does"};
   if (auto bad = detail::expert_invalid(w, l, net); !bad.reason.empty()) return bad;
@@ -126,6 +131,10 @@ std::string invalid_reason(const workload::Workload& w, const Layout& l, const N
 }
 
 namespace detail {
+
+Sharding effective_sharding(const Layout& l) {
+  return l.sharding == Sharding::zero3 && l.pp > 1 ? Sharding::zero1 : l.sharding;
+}
 
 Pre prepare(const workload::Workload& w, const catalog::Gpu& g) {
   Pre p;
@@ -272,14 +281,18 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
   c.fits = c.memory.device <= c.usable_bytes;
 
   // Data parallel: gradients reduced (and with ZeRO parameters gathered)
-  // over the replicas, behind the backward (forward) of a micro-batch.
-  // Experts replicated over tensor-parallel ranks (etp < tp) reduce even without dp.
-  if (l.dp > 1 || (mem.expert_params > 0 && l.expert_dp() > 1)) {
+  // over the replicas and the context-parallel ranks (they hold the same
+  // weights and saw different tokens: Megatron-LM's data-parallel group with
+  // context parallel, torchtitan's dp x cp FSDP mesh), behind the backward
+  // (forward) of a micro-batch. Experts replicated over tensor-parallel ranks
+  // (etp < tp) reduce even without dp.
+  const int dpc = l.dp * l.cp;
+  if (dpc > 1 || (mem.expert_params > 0 && l.expert_dp() > 1)) {
     const double grad_bytes = act_bytes == 4 ? wk::kGrad32 : wk::kGrad16;
     const double dense = mem.params - mem.expert_params;
     const double grads = dense * grad_bytes;
     const double weights = dense * act_bytes;
-    const int stride = l.tp * l.cp;
+    const int stride = l.tp;  // the dp x cp group: every tp-th rank
     // Forward is 2 of the 6 (8 with full recompute, which runs in backward).
     const double fwd = t_mb * (l.recompute == Recompute::full ? 0.25 : 1.0 / 3);
     const double bwd = t_mb - fwd;
@@ -290,13 +303,13 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
     // data parallel ranks, etp x ep apart (0 for dense models).
     const int edp = l.expert_dp(), estride = l.ep * l.etp;
     const double egrads = mem.expert_params * grad_bytes, eweights = mem.expert_params * act_bytes;
-    const double rs = collective(1, grads, l.dp, stride, false, n) +
-                      collective(1, egrads, edp, estride, false, n);
-    const double ag = collective(1, weights, l.dp, stride, false, n) +
+    const double rs =
+        collective(1, grads, dpc, stride, false, n) + collective(1, egrads, edp, estride, false, n);
+    const double ag = collective(1, weights, dpc, stride, false, n) +
                       collective(1, eweights, edp, estride, false, n);
     const double ar =
-        collective(1, grads, l.dp, stride, true, n) + collective(1, egrads, edp, estride, true, n);
-    switch (l.sharding) {
+        collective(1, grads, dpc, stride, true, n) + collective(1, egrads, edp, estride, true, n);
+    switch (detail::effective_sharding(l)) {
       case Sharding::none:
         c.dp_comm = hidden(bwd, ar);
         break;

@@ -20,6 +20,15 @@ struct Rate {
 [[nodiscard]] Rate rate(const workload::Workload& w, const catalog::Gpu& g, int micro_batch,
                         Recompute r);
 
+/// The sharding a layout behaves as. FSDP with pipeline stages (torchtitan)
+/// keeps a stage's parameters and gradients unsharded across its
+/// micro-batches: torchtitan sets reshard_after_forward = not pp_enabled
+/// (torchtitan/models/llama3/infra/parallelize.py), and PyTorch's pipeline
+/// stages skip the reshard and the gradient reduce-scatter until the last
+/// backward of the step (torch.distributed.pipelining, stage.py). One gather
+/// and one reduce-scatter per step, weights and gradients whole: ZeRO-1.
+[[nodiscard]] workload::Sharding effective_sharding(const Layout& l);
+
 /// What a search computes once per GPU type.
 struct Pre {
   const catalog::Gpu* gpu = nullptr;

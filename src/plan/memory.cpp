@@ -78,15 +78,19 @@ One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool fir
   auto set = workload::detail::settings_of(w);
   set.batch = l.micro_batch;
   set.seq = w.seq_len / l.cp;
-  set.sharding = l.sharding;
+  set.sharding = effective_sharding(l);
   set.checkpointing = l.recompute == Recompute::full;
   set.selective = false;
   set.loss_bytes = last ? w.loss_bytes : 0;
   set.expert_params = experts;
   set.expert_shards = l.expert_dp();
   One o;
-  o.memory =
-      workload::detail::memory(sa, s, set, pre.gpu->tensor_tflops_fp8 > 0, std::max(1, l.dp));
+  // ZeRO/FSDP shard over the data-parallel and context-parallel ranks
+  // together: Megatron-LM's distributed optimizer over its "data parallel
+  // group with context parallel", torchtitan's FSDP over the dp_shard x cp
+  // mesh; the CP ranks hold the same weights and reduce their gradients too.
+  o.memory = workload::detail::memory(sa, s, set, pre.gpu->tensor_tflops_fp8 > 0,
+                                      std::max(1, l.dp * l.cp));
   o.params = s.total;
   o.expert_params = experts;
 

@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "error_band.hpp"
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 
 namespace gpuadvisor::report {
 using nlohmann::ordered_json;
@@ -84,6 +86,8 @@ ordered_json cluster_json(const search::Cluster& c, const MoneyFormat& money) {
   j["goodput"] = round_significant(c.plan.cost.goodput);
   j["tokens_per_second"] = round_significant(c.plan.cost.tokens_per_second);
   j["time_hours"] = round_significant(c.hours);
+  j["error_band"] = detail::error_band_json(c.plan.error_band);
+  j["beyond_measured"] = c.plan.beyond_measured();
   j["meets_max_days"] = c.meets_deadline;
   j["racks"] = {{"rack_power_w", round_significant(c.rack_power_w)},
                 {"server_w", round_significant(c.server_w)},
@@ -134,8 +138,10 @@ std::string cluster_text(const search::Cluster& c, const MoneyFormat& money, con
                   layout_summary(p.layout), workload::to_string(p.layout.sharding),
                   plan::to_string(p.layout.recompute), p.layout.micro_batch, p.layout.global_batch,
                   p.cost.mfu * 100, p.cost.goodput * 100, format_count(p.cost.tokens_per_second)));
-  detail("time", fmt::format("{}{}", format_duration_hours(c.hours),
-                             c.meets_deadline ? "" : " (over --max-days)"));
+  if (p.beyond_measured()) detail("measured", measured_text(p));
+  detail("time", fmt::format("{}{}; error band {}", format_duration_hours(c.hours),
+                             c.meets_deadline ? "" : " (over --max-days)",
+                             workload::error_band_text(p.error_band)));
   detail("racks",
          fmt::format("{} server rack{} of up to {} server{} ({:.1f} kW each at the wall, with "
                      "NICs and optics; {:.1f} kW per rack of {:.1f} kW --rack-power) + {} network "

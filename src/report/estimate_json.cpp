@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error_band.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
@@ -46,7 +47,8 @@ ojson compute_json(const ComputeEstimate& c) {
              {"gpu_hours", round_significant(c.gpu_hours)},
              {"energy_kwh", round_significant(c.energy_kwh)},
              {"power_fraction", c.power_fraction},
-             {"notes", c.notes}};
+             {"notes", c.notes},
+             {"error_band", detail::error_band_json(c.error_band)}};
   add_serving_compute_json(j, c);
   return j;
 }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "error_band.hpp"
 #include "estimate_layout.hpp"
 #include "estimate_memory.hpp"
 #include "gpuadvisor/core/number.hpp"
@@ -123,6 +124,7 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
   } else {
     out += fmt::format("  {:<14}{}\n", "time", time_line(c));
   }
+  out += detail::error_band_line(c.error_band, wrap_at);
   for (const auto& n : c.notes)
     out += wrap_after(fmt::format("  {:<14}", "note"), n, wrap_at, 16) + "\n";
   return out;

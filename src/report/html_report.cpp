@@ -14,6 +14,7 @@
 #include "gpuadvisor/report/markup.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
 #include "html_parts.hpp"
 #include "memory_terms.hpp"
@@ -314,19 +315,23 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
   }
   for (const auto& b : r.builds) {
     const auto& k = b.compute;
-    body += fmt::format("<h3 id=\"build-{}\">#{} {} &#8212; {}, {} to {}</h3>\n", b.rank, b.rank,
+    body += fmt::format("<h3 id=\"build-{}\">#{} {} &#8212; {}, {}{} to {}</h3>\n", b.rank, b.rank,
                         esc(gpu_label(b.candidate)), req.money(search::to_usd(b.candidate.price)),
-                        format_duration_hours(k.time_hours), training ? "train" : "run");
+                        format_duration_hours(k.time_hours),
+                        k.error_band.supported()
+                            ? fmt::format(" &#177;{:.0f}%", 100 * k.error_band.band)
+                            : std::string(),
+                        training ? "train" : "run");
     body += bom_table(b, req.money);
     body += fmt::format(
         "<p>Power: peak {} W, PSUs {} W ({:.2f}x the peak), {} W at the wall. Speed: {}, MFU "
-        "{:.0f} %, {} GPU-hours. Energy: {} kWh, {} of electricity.</p>\n",
+        "{:.0f} %, {} GPU-hours (error band {}). Energy: {} kWh, {} of electricity.</p>\n",
         format_number(b.power.peak_w), format_number(b.power.psu_capacity_w), b.power.headroom,
         format_number(b.power.wall_w),
         format_rate(k.tokens_per_second,
                     r.workload.arch.kind == catalog::ModelKind::cnn ? "samples" : "tokens"),
-        k.mfu * 100, format_number(k.gpu_hours), format_number(b.energy_kwh),
-        req.money(b.electricity_usd));
+        k.mfu * 100, format_number(k.gpu_hours), esc(workload::error_band_text(k.error_band)),
+        format_number(b.energy_kwh), req.money(b.electricity_usd));
     if (!b.changes.empty()) {
       std::string changes;
       for (const auto& c : b.changes)
@@ -420,6 +425,11 @@ std::string estimate_html(const Estimate& e) {
                         esc(verdict));
   }
   body += "</svg>\n";
+  // Every row is the same job on another GPU type: one kind, one band.
+  if (!e.rows.empty()) {
+    body += fmt::format("<p class=\"note\" id=\"error-band\">Error band of the times: {}.</p>\n",
+                        esc(workload::error_band_text(e.rows.front().compute.error_band)));
+  }
   body += "<h2>Assumptions</h2>\n<ul>\n";
   for (const auto& a : w.assumptions) body += fmt::format("<li>{}</li>\n", esc(a));
   body += "</ul>\n";

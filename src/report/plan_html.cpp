@@ -17,6 +17,7 @@
 #include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 #include "html_parts.hpp"
 
 namespace gpuadvisor::report {
@@ -274,16 +275,23 @@ std::string plans_table(const std::vector<plan::Plan>& plans) {
     out += fmt::format(
         "<tr><td class=\"n\">{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{:.1f}%</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{:.1f}%{}</td><td class=\"n\">{}{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
         i + 1, esc(p.gpu->id), fmt::format("{} x {}", p.nodes, p.gpus_per_node),
         esc(layout_summary(l)), esc(std::string(workload::to_string(l.sharding))),
         esc(std::string(plan::to_string(l.recompute))), l.micro_batch,
         format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
-        100 * p.cost.mfu, format_duration_hours(p.hours), format_number(p.gpu_hours),
-        p.usd > 0 ? format_usd(p.usd) : "&#8211;");
+        100 * p.cost.mfu, p.beyond_measured() ? "*" : "", format_duration_hours(p.hours),
+        p.error_band.supported() ? fmt::format(" &#177;{:.0f}%", 100 * p.error_band.band) : "",
+        format_number(p.gpu_hours), p.usd > 0 ? format_usd(p.usd) : "&#8211;");
   }
-  return out + "</table>\n";
+  out += "</table>\n";
+  if (std::any_of(plans.begin(), plans.end(),
+                  [](const plan::Plan& p) { return p.beyond_measured(); }))
+    out +=
+        "<p class=\"note\">* beyond anything measured: above the best MFU a public run of that "
+        "GPU class has reached at that scale (docs/plan.md section 4.2).</p>\n";
+  return out;
 }
 
 }  // namespace
@@ -383,6 +391,8 @@ std::string plan_html(const PlanReport& r, int listed) {
       "GPU ({:.1f}% MFU); goodput {:.1f}%{}.</li>\n",
       b.layout.micro_batches(), b.layout.micro_batch, c.step, c.model_tflops_per_gpu, 100 * c.mfu,
       100 * c.goodput, q.goodput ? " (given)" : " (interruptions at this scale)");
+  body += fmt::format("<li>Measured: {}.</li>\n<li>Error band of the time: {}.</li>\n",
+                      esc(measured_text(b)), esc(workload::error_band_text(b.error_band)));
   body += fmt::format("<li>Network: {} in a node; {}.</li>\n", esc(net.intra_text),
                       esc(net.inter_text));
   body +=

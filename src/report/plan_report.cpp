@@ -1,17 +1,20 @@
 // `gpuadvisor plan` as text and JSON. docs/plan.md shows both.
 #include "gpuadvisor/report/plan_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "error_band.hpp"
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/report/text.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -29,9 +32,39 @@ const char* exhaustive_text =
     "parallelism); GPU counts: every count up to one node, whole nodes up to 64, then 2^k and "
     "3x2^k nodes and the bounds";
 
+std::string measured_line(const plan::Plan& p, std::size_t width) {
+  return wrap_after(fmt::format("  {:<14}", "measured"), measured_text(p), width, 16) + "\n";
+}
+
+ojson measured_json(const plan::Plan& p) {
+  if (!p.measured) return nullptr;
+  const auto& m = *p.measured;
+  return {{"gpu_class", m.gpu_class},
+          {"fp8", m.fp8},
+          {"multi_node", m.multi_node},
+          {"mfu", m.mfu},
+          {"run", m.run},
+          {"source", m.source},
+          {"beyond", p.beyond_measured()}};
+}
+
 }  // namespace
 
 std::string_view plan_exhaustive_text() { return exhaustive_text; }
+
+std::string measured_text(const plan::Plan& p) {
+  if (!p.measured) {
+    return fmt::format(
+        "no public run of dense transformer training on {} at this scale to compare its {:.1f}% "
+        "MFU with",
+        p.gpu->id, 100 * p.cost.mfu);
+  }
+  const auto& m = *p.measured;
+  return fmt::format(
+      "{:.1f}% MFU is {}: the best public run of {}{} on {} reached {:.1f}% ({})", 100 * p.cost.mfu,
+      p.beyond_measured() ? "BEYOND anything measured" : "within what was measured", m.gpu_class,
+      m.fp8 ? " in FP8" : "", m.multi_node ? "several nodes" : "one node", 100 * m.mfu, m.run);
+}
 
 ojson layout_json(const workload::Workload& w, const plan::Layout& l) {
   return {{"tensor_parallel", l.tp},
@@ -119,11 +152,17 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
                layout_summary(l, w.arch.moe()), std::string(workload::to_string(l.sharding)),
                std::string(plan::to_string(l.recompute)), std::to_string(l.micro_batch),
                format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
-               fmt::format("{:.1f}%", 100 * p.cost.mfu), days(p.hours),
-               p.usd > 0 ? format_usd(p.usd) : "-"});
+               fmt::format("{:.1f}%{}", 100 * p.cost.mfu, p.beyond_measured() ? "*" : ""),
+               days(p.hours), p.usd > 0 ? format_usd(p.usd) : "-"});
   }
   out += '\n';  // not "\n" + string: GCC 12's -Wrestrict false positive
   out += t.render(0, width);
+  if (std::any_of(r.result.plans.begin(), r.result.plans.end(),
+                  [](const plan::Plan& p) { return p.beyond_measured(); })) {
+    out +=
+        "* beyond anything measured: above the best MFU a public run of that GPU class has "
+        "reached at that scale (docs/plan.md section 4.2)\n";
+  }
 
   const auto& b = r.result.plans.front();
   const auto& c = b.cost;
@@ -145,6 +184,8 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   out += fmt::format("  {:.0f} model TFLOP/s per GPU ({:.1f}% MFU), goodput {:.1f}%{}\n",
                      c.model_tflops_per_gpu, 100 * c.mfu, 100 * c.goodput,
                      q.goodput ? " (given)" : " (interruptions at this scale)");
+  out += measured_line(b, width);
+  out += detail::error_band_line(b.error_band, width);
   const auto& m = c.memory;
   out += fmt::format(
       "  memory per GPU, fullest stage: {} of {} usable\n    (weights {}, master {}, gradients "
@@ -218,7 +259,9 @@ ojson plan_json(const PlanReport& r) {
               {"gpu_hours", round_significant(p.gpu_hours)},
               {"cost_usd", p.usd > 0 ? ojson(round_significant(p.usd)) : ojson(nullptr)},
               {"usd_per_gpu_hour", p.usd > 0 ? ojson(p.usd_per_gpu_hour) : ojson(nullptr)},
-              {"price", p.usd > 0 ? ojson(p.price_id) : ojson(nullptr)}});
+              {"price", p.usd > 0 ? ojson(p.price_id) : ojson(nullptr)},
+              {"error_band", detail::error_band_json(p.error_band)},
+              {"measured", measured_json(p)}});
   }
   j["plans"] = plans;
   return j;

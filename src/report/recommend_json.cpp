@@ -6,8 +6,10 @@
 
 #include "cloud_report.hpp"
 #include "cluster_report.hpp"
+#include "error_band.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
 #include "memory_terms.hpp"
 
@@ -114,7 +116,8 @@ ordered_json build_json(const RecommendedBuild& b, const search::Recommendation&
                       {"energy_kwh", round_to(b.energy_kwh, 2)},
                       {"pue", b.pue},
                       {"electricity_usd", round_to(b.electricity_usd, 2)},
-                      {"electricity_usd_per_kwh", req.electricity_usd_per_kwh}};
+                      {"electricity_usd_per_kwh", req.electricity_usd_per_kwh},
+                      {"error_band", detail::error_band_json(k.error_band)}};
   j["findings"] = std::move(parts_power["findings"]);
   j["clean"] = {
       {"clean", c.clean},

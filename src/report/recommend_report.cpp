@@ -8,9 +8,11 @@
 
 #include "cloud_report.hpp"
 #include "cluster_report.hpp"
+#include "error_band.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
 #include "memory_terms.hpp"
 
@@ -129,8 +131,11 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   std::string out;
   const std::string gpus = fmt::format("{}x {}", c.choice.gpus, terminal_safe(c.choice.gpu->name));
   const std::string price = req.money(search::to_usd(c.price));
-  const std::string time = fmt::format("{} to {}", format_duration_hours(b.compute.time_hours),
-                                       b.plan->workload.training() ? "train" : "run");
+  const auto& band = b.compute.error_band;
+  const std::string time =
+      fmt::format("{}{} to {}", format_duration_hours(b.compute.time_hours),
+                  band.supported() ? fmt::format(" ±{:.0f} %", 100 * band.band) : "",
+                  b.plan->workload.training() ? "train" : "run");
   std::string head = fmt::format("{}  {}   {}   {}", rank, gpus, price, time);
   if (display_width(head) > st.width) head = fmt::format("{}  {}  {}  {}", rank, gpus, price, time);
   out += st.bold(display_width(head) > st.width ? wrap_text(head, st.width, 0, 4) : head);
@@ -165,6 +170,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
                               format_count(b.plan->workload.tokens), cnn ? "samples" : "tokens",
                               format_duration_hours(k.time_hours), format_number(k.gpu_hours)),
                   st.width);
+  out += labelled("accuracy", workload::error_band_text(band), st.width);
   out += labelled("energy",
                   fmt::format("{} kWh at the wall (PUE {}): {} of electricity at {}/kWh",
                               format_number(b.energy_kwh), b.pue, req.money(b.electricity_usd),

@@ -8,6 +8,7 @@
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/arith.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 #include "model.hpp"
 
 namespace gpuadvisor::workload {
@@ -207,6 +208,7 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
   c.gpu_hours = c.time_hours * n;
   c.power_fraction = k::kTrainingPowerFraction;
   c.energy_kwh = c.gpu_hours * g.power_w * c.power_fraction / 1000;
+  c.error_band = error_band(w);
   return c;
 }
 

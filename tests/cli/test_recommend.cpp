@@ -46,7 +46,7 @@ void require_widths(const std::string& text, std::size_t width) {
 TEST_CASE("recommend --budget 20000 --model-size 7B: ranked in-budget builds that pass check",
           "[cli][recommend]") {
   const json j = recommend_json({"--budget", "20000", "--model-size", "7B"});
-  CHECK(j["schema_version"] == 3);
+  CHECK(j["schema_version"] == 4);
   CHECK(j["query"]["budget_usd"] == 20000.0);
   CHECK(j["query"]["objective"] == "time");
   CHECK(j["query"]["workload"]["task"] == "lora");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/plan/measured.hpp"
 #include "gpuadvisor/workload/estimates.hpp"
 #include "gpuadvisor/workload/fwd.hpp"
 #include "gpuadvisor/workload/options.hpp"
@@ -142,8 +143,14 @@ struct Plan {
   double gpu_hours = 0;
   double usd = 0;  ///< 0 when no cloud price is known
   double usd_per_gpu_hour = 0;
-  std::string price_id;  ///< catalog cloud price used
-  int gpu_index = 0;     ///< position of gpu in Query::gpus (tie-break)
+  std::string price_id;            ///< catalog cloud price used
+  int gpu_index = 0;               ///< position of gpu in Query::gpus (tie-break)
+  workload::ErrorBand error_band;  ///< of the time (the job's kind at l.gpus() GPUs)
+  /// The best MFU public runs of this GPU class reached at this scale
+  /// (plan/measured.hpp); none when no public run compares.
+  std::optional<MeasuredMfu> measured;
+  /// cost.mfu lies above `measured`: a speed no public run has shown.
+  [[nodiscard]] bool beyond_measured() const { return measured && cost.mfu > measured->mfu; }
 };
 
 struct PlanResult {

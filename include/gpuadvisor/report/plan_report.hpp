@@ -11,7 +11,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kPlanSchemaVersion = 2;
+inline constexpr int kPlanSchemaVersion = 3;
 
 /// What the search said it searched, for both formats.
 struct PlanReport {
@@ -30,6 +30,10 @@ struct PlanReport {
 
 /// What the search covers exhaustively, as the reports state it.
 [[nodiscard]] std::string_view plan_exhaustive_text();
+
+/// How a plan's MFU compares with the best public run of its GPU class at its
+/// scale ("BEYOND anything measured" when above it; plan/measured.hpp).
+[[nodiscard]] std::string measured_text(const plan::Plan& p);
 
 /// A layout's degrees and a step's seconds term by term, as plan's and
 /// estimate's JSON both show them.

@@ -57,6 +57,19 @@ struct ServingSpeed {
   std::string basis;        ///< one line: what bounds the step
 };
 
+/// How far the model's time and throughput figures fell from public runs of
+/// the same kind of job that it was never tuned on (the validation half of
+/// the accuracy set, docs/estimation.md section 8): a figure is within
+/// ±band for `inside` of those `cases`. workload/error_band.hpp finds it.
+struct ErrorBand {
+  std::string_view kind;  ///< id of the kind of job ("training-node", ...)
+  std::string_view what;  ///< the kind in words: "transformer training on one node"
+  double band = 0;        ///< relative half-width; 0 when too few cases support one
+  int inside = 0;         ///< validation cases of the kind within ±band
+  int cases = 0;          ///< validation cases of the kind
+  [[nodiscard]] bool supported() const { return band > 0; }
+};
+
 /// Time, throughput and energy of `w` on `gpus` GPUs of type `gpu`.
 struct ComputeEstimate {
   double flops_per_token = 0;  ///< training: 6N (8N with recompute) + attention; CNN: per sample
@@ -76,6 +89,7 @@ struct ComputeEstimate {
   double power_fraction = 0;            ///< average draw as a fraction of board power
   std::vector<std::string> notes;       ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"
   std::optional<ServingSpeed> serving;  ///< inference of a transformer
+  ErrorBand error_band;                 ///< of tokens_per_second and the times
 };
 
 /// What a fit change does (workload/fit_words.hpp words it).

@@ -1,0 +1,26 @@
+#include "error_band.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuadvisor/report/text.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
+
+namespace gpuadvisor::report::detail {
+
+nlohmann::ordered_json error_band_json(const workload::ErrorBand& b) {
+  return {{"kind", b.kind},
+          {"band", b.supported() ? nlohmann::ordered_json(b.band) : nlohmann::ordered_json()},
+          {"inside", b.inside},
+          {"cases", b.cases},
+          {"text", workload::error_band_text(b)}};
+}
+
+std::string error_band_line(const workload::ErrorBand& b, std::size_t wrap_at) {
+  return wrap_after(fmt::format("  {:<14}", "error band"), workload::error_band_text(b), wrap_at,
+                    16) +
+         "\n";
+}
+
+}  // namespace gpuadvisor::report::detail
