@@ -2,6 +2,7 @@
 
 #include "cli.hpp"
 #include "gpuadvisor/catalog/catalog.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
 
 namespace gpuadvisor::cli {
@@ -55,6 +56,25 @@ std::string shell_command(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) {
     if (!out.empty()) out += ' ';
+    if (terminal_safe(w, w.size() + 1) != w) {
+      // Control characters (an ESC in a path) would act on the terminal and
+      // cannot be pasted: bash's $'...' quoting with every byte outside
+      // printable ASCII as \xNN prints safely and runs as given.
+      out += "$'";
+      for (const char ch : w) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (ch == '\\' || ch == '\'') {
+          out += '\\';
+          out += ch;
+        } else if (c < 0x20 || c >= 0x7f) {
+          out += fmt::format("\\x{:02x}", c);
+        } else {
+          out += ch;
+        }
+      }
+      out += '\'';
+      continue;
+    }
     const bool plain = !w.empty() && w.find_first_not_of(
                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                          "0123456789-_.,/=:+%@") == std::string::npos;

@@ -12,6 +12,7 @@
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/report/text.hpp"
@@ -109,11 +110,12 @@ std::string layout_summary(const plan::Layout& l, bool moe) {
 std::string plan_text(const PlanReport& r, std::size_t width) {
   const auto& q = *r.query;
   const auto& w = q.w;
-  std::string out = fmt::format("{}: {}, {} tokens, sequence {}, {}; objective {}\n", w.model_name,
-                                workload::to_string(w.task), format_count(w.tokens), w.seq_len,
-                                workload::to_string(w.precision), plan::to_string(q.objective));
+  std::string out =
+      fmt::format("{}: {}, {} tokens, sequence {}, {}; objective {}\n", terminal_safe(w.model_name),
+                  workload::to_string(w.task), format_count(w.tokens), w.seq_len,
+                  workload::to_string(w.precision), plan::to_string(q.objective));
   std::string gpus;
-  for (const auto* g : q.gpus) gpus += (gpus.empty() ? "" : ", ") + g->id;
+  for (const auto* g : q.gpus) gpus += (gpus.empty() ? "" : ", ") + terminal_safe(g->id);
   const auto& counts = r.result.gpu_counts;
   const std::string range =
       counts.empty() ? "none"
@@ -148,8 +150,9 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   int rank = 0;
   for (const auto& p : r.result.plans) {
     const auto& l = p.layout;
-    t.add_row({std::to_string(++rank), p.gpu->id, fmt::format("{} x {}", p.nodes, p.gpus_per_node),
-               layout_summary(l, w.arch.moe()), std::string(workload::to_string(l.sharding)),
+    t.add_row({std::to_string(++rank), terminal_safe(p.gpu->id),
+               fmt::format("{} x {}", p.nodes, p.gpus_per_node), layout_summary(l, w.arch.moe()),
+               std::string(workload::to_string(l.sharding)),
                std::string(plan::to_string(l.recompute)), std::to_string(l.micro_batch),
                format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
                fmt::format("{:.1f}%{}", 100 * p.cost.mfu, p.beyond_measured() ? "*" : ""),
@@ -167,9 +170,9 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   const auto& b = r.result.plans.front();
   const auto& c = b.cost;
   const auto& l = b.layout;
-  out += fmt::format("\nBest: {} {} x {} GPUs, {}, {} micro-batches of {} per step\n", b.gpu->id,
-                     b.nodes, b.gpus_per_node, layout_summary(l, w.arch.moe()), l.micro_batches(),
-                     l.micro_batch);
+  out += fmt::format("\nBest: {} {} x {} GPUs, {}, {} micro-batches of {} per step\n",
+                     terminal_safe(b.gpu->id), b.nodes, b.gpus_per_node,
+                     layout_summary(l, w.arch.moe()), l.micro_batches(), l.micro_batch);
   out += fmt::format(
       "  step {:.2f} s: compute {}, tensor-parallel {}, context-parallel {}, pipeline sends {}, "
       "bubble {}, data-parallel {}{}\n",
@@ -199,7 +202,7 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   out += fmt::format("  {} GPU-hours", format_number(b.gpu_hours));
   if (b.usd > 0)
     out += fmt::format(", {} at ${:.2f}/GPU-hour (cloud price {})", format_usd(b.usd),
-                       b.usd_per_gpu_hour, b.price_id);
+                       b.usd_per_gpu_hour, terminal_safe(b.price_id));
   out += "\ndocs/plan.md explains every term.\n";
   return out;
 }
