@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test. This is what CI runs
-# (.ci/run). Measured from a fresh clone on 2 cores: see docs/performance.md
-# ("The test command"); it prints each step's time and the total.
+# (.ci/run). From a fresh clone on 2 cores it takes 12-15 minutes
+# (docs/performance.md, "Building and testing"); it prints each step's time
+# and the total.
 #   1. formatting: clang-format over src include tests bench fuzz tools;
 #   2. the sanitizer build (clang 14, AddressSanitizer + UndefinedBehavior-
 #      Sanitizer, warnings as errors): library, CLI, test suite and the

@@ -33,6 +33,19 @@ void check_run(Ctx& c) {
       c.not_applicable(r, fmt::format("{} s of samples; a run is judged on at least {} s",
                                       log.seconds, t.min_samples));
   }
+  // A check without its evidence is not checked, not passed (the host
+  // checks say the same of what a machine did not record).
+  if (!log.has_temperature && !log.has_reasons) {
+    c.not_applicable("VRUN003",
+                     "the log records neither temperature.gpu nor clocks_throttle_reasons.active");
+  }
+  if (!log.has_power || !log.has_reasons) {
+    c.not_applicable("VRUN004",
+                     fmt::format("the log does not record {}",
+                                 !log.has_power ? "power.draw" : "clocks_throttle_reasons.active"));
+  } else if (!c.spec.build.gpu) {
+    c.not_applicable("VRUN004", "the spec names no GPU whose board power to compare with");
+  }
   double best_p50 = 0;
   for (const auto& g : log.gpus) best_p50 = std::max(best_p50, g.util_p50);
   for (const auto& g : log.gpus) {

@@ -168,6 +168,9 @@ Parsed<RunLog> parse_run_log(std::string_view text, const std::string& file, dou
     return gpuadvisor::unexpected(Diagnostic{file, "", "no samples after the header"});
   RunLog log;
   log.file = file;
+  log.has_temperature = col[c_temp] >= 0;
+  log.has_power = col[c_power] >= 0;
+  log.has_reasons = col[c_reasons] >= 0;
   for (const auto& [gpu, samples] : by_gpu) {
     GpuRun r;
     r.gpu = gpu;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/scratch.hpp"
 
 using gpuadvisor::test::data;
 using gpuadvisor::test::run;
@@ -231,4 +232,34 @@ TEST_CASE("verify: a real AMD recording (rocm-smi, MI210) against an 8x MI300X s
   CHECK(bad.err.find(
             "rocm-smi.json: card0[\"VRAM Total Memory (B)\"]: expected a number, got \"64GB\"") !=
         std::string::npos);
+}
+
+TEST_CASE("verify --log: run checks without their columns are not checked, not passed",
+          "[verify][cli]") {
+  // nvidia-smi queried for utilisation and memory only: no temperature,
+  // power draw or throttle reasons to judge VRUN003 and VRUN004 on.
+  std::string csv = "timestamp, index, utilization.gpu [%], memory.used [MiB]\n";
+  for (int i = 0; i < 200; ++i) csv += "2024/01/01 00:00:00.000, 0, 97 %, 10000 MiB\n";
+  const auto log = gpuadvisor::test::scratch_file("no-thermal.csv", csv);
+  auto r = run({"verify", kV100Spec, "--from", rec("v100-1gpu"), "--log", log, "--format", "json"});
+  const auto rules = nlohmann::json::parse(r.out)["rules"];
+  const auto status = [&](const std::string& id) {
+    for (const auto& o : rules)
+      if (o["rule"] == id) return o;
+    return nlohmann::json();
+  };
+  CHECK(status("VRUN003") == nlohmann::json{{"rule", "VRUN003"},
+                                            {"status", "not-applicable"},
+                                            {"note",
+                                             "the log records neither temperature.gpu nor "
+                                             "clocks_throttle_reasons.active"}});
+  CHECK(status("VRUN004") == nlohmann::json{{"rule", "VRUN004"},
+                                            {"status", "not-applicable"},
+                                            {"note", "the log does not record power.draw"}});
+  CHECK(status("VRUN001")["status"] == "passed");
+  // With the columns the same checks run (and pass on a healthy log).
+  auto healthy = run({"verify", kV100Spec, "--from", rec("v100-1gpu"), "--log",
+                      rec("logs/healthy.csv"), "--format", "json"});
+  CHECK(healthy.out.find("the log does not record") == std::string::npos);
+  CHECK(healthy.out.find("the log records neither") == std::string::npos);
 }
