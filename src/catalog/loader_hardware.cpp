@@ -98,9 +98,9 @@ Gpu read_entry(std::type_identity<Gpu>, ObjectReader& r, Ctx& ctx) {
 
   // Consistency between fields of one card.
   if (g.form_factor == GpuFormFactor::pcie) {
-    if (r.has("slot_width") && g.slot_width == 0)
+    if (r.read("slot_width") && g.slot_width == 0)
       r.error("slot_width", "a PCIe card occupies at least 1 slot; got 0");
-    if (r.has("length_mm") && g.length_mm <= 0)
+    if (r.read("length_mm") && g.length_mm <= 0)
       r.error("length_mm", "a PCIe card needs its length; got 0");
   } else if (r.has("form_factor") && g.baseboard.empty()) {
     r.error("baseboard", "SXM and OAM modules need the baseboard family they mount on");
@@ -123,14 +123,14 @@ Cpu read_entry(std::type_identity<Cpu>, ObjectReader& r, Ctx& ctx) {
   assign(c.tdp_w, r.number("tdp_w", 5, 1500));
   c.max_power_w = c.tdp_w;
   assign(c.max_power_w, r.number("max_power_w", 5, 2000, Need::optional));
-  if (r.has("max_power_w") && c.max_power_w < c.tdp_w) {
+  if (r.read("max_power_w") && r.read("tdp_w") && c.max_power_w < c.tdp_w) {
     r.error("max_power_w",
             fmt::format("expected at least tdp_w ({} W), got {} W", c.tdp_w, c.max_power_w));
   }
   c.pcie_lanes_2p = c.pcie_lanes;
   assign(c.pcie_lanes_2p, r.integer("pcie_lanes_2p", 1, 512, Need::optional));
   assign(c.cooler_included, r.boolean("cooler_included", Need::optional));
-  if (c.threads < c.cores && r.has("threads") && r.has("cores")) {
+  if (c.threads < c.cores && r.read("threads") && r.read("cores")) {
     r.error("threads", fmt::format("expected at least as many threads as cores ({}), got {}",
                                    c.cores, c.threads));
   }
@@ -256,7 +256,7 @@ Psu read_entry(std::type_identity<Psu>, ObjectReader& r, Ctx& ctx) {
   assign(p.watts_230v, r.number("watts_230v", 100, 20000));
   // 0: the unit has no low-line (100-127 V) rating; it runs at 200-240 V only.
   assign(p.watts_115v, r.number("watts_115v", 0, 20000));
-  if (r.has("watts_115v") && p.watts_115v > 0 && p.watts_115v < 100) {
+  if (r.read("watts_115v") && p.watts_115v > 0 && p.watts_115v < 100) {
     r.error("watts_115v", fmt::format("expected 0 (no low-line rating) or at least 100 W, got {} W",
                                       p.watts_115v));
   }
@@ -267,7 +267,7 @@ Psu read_entry(std::type_identity<Psu>, ObjectReader& r, Ctx& ctx) {
   // otherwise (Intel ATX 3.0 design guide: boards take one or two).
   p.eps_8pin = p.form == "atx" ? 2 : 0;
   assign(p.eps_8pin, r.integer("eps_8pin", 0, 16, Need::optional));
-  if (p.watts_115v > p.watts_230v && r.has("watts_115v") && r.has("watts_230v")) {
+  if (p.watts_115v > p.watts_230v && r.read("watts_115v") && r.read("watts_230v")) {
     r.error("watts_115v", fmt::format("expected at most the 230 V rating ({} W), got {} W",
                                       p.watts_230v, p.watts_115v));
   }

@@ -12,6 +12,7 @@
 #include "cli.hpp"
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/plan/constants.hpp"
 #include "gpuadvisor/plan/emit.hpp"
 #include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/report/plan_report.hpp"
@@ -102,6 +103,11 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
         "memory and time");
   q.w = std::move(*w);
   q.gpus = gpus_of(f.gpu.empty() ? std::vector<std::string>{"all"} : f.gpu, cat);
+  if (f.gpu.empty() && q.gpus.size() > plan::k::kMaxImplicitGpuTypes)
+    bad("--gpu", fmt::format("the catalog holds {} GPU types and plan prices every layout of each; "
+                             "name the ones to compare (--gpu h100-sxm,h200-sxm), or --gpu all "
+                             "to search them all (at most {} are searched without --gpu)",
+                             q.gpus.size(), plan::k::kMaxImplicitGpuTypes));
   const int node = workload::k::kGpusPerNode;
   if (f.gpus && f.nodes) bad("--nodes", "give --gpus or --nodes, not both");
   if (f.nodes) {
@@ -250,7 +256,8 @@ Exit codes: 0 a plan, 1 no layout fits (or meets the deadline), 2 bad input.)");
   auto* c = cmd->add_option_group("Cluster", "Where to train and what to optimise");
   set_choices(
       c->add_option("--gpu", f->gpu,
-                    "GPU types to consider (catalog ids, comma-separated, or all; default all)")
+                    "GPU types to consider (catalog ids, comma-separated, or all; default all, "
+                    "when the catalog holds at most 100)")
           ->delimiter(',')
           ->type_name("ID[,ID...]"),
       [] { return std::vector<std::string>{"all"}; });

@@ -63,10 +63,10 @@ std::string shell_command(const std::vector<std::string>& words) {
       out += "$'";
       for (const char ch : w) {
         const auto c = static_cast<unsigned char>(ch);
-        if (ch == '\\' || ch == '\'') {
-          out += '\\';
-          out += ch;
-        } else if (c < 0x20 || c >= 0x7f) {
+        if (ch == '\\') {
+          out += "\\\\";
+        } else if (c < 0x20 || c >= 0x7f || ch == '\'' || ch == '!') {
+          // ' and ! as hex too: old bash history expansion misreads \' and !.
           out += fmt::format("\\x{:02x}", c);
         } else {
           out += ch;

@@ -91,6 +91,7 @@ std::string ObjectReader::child_path(std::string_view key) const {
 }
 
 void ObjectReader::error(std::string_view key, std::string_view message) {
+  rejected_.emplace_back(key);
   // Past the cap a problem is only counted: no path or message is built.
   if (saturated(out_, file_)) return count_more(out_);
   out_.push_back({file_, child_path(key), std::string(message)});
@@ -98,6 +99,10 @@ void ObjectReader::error(std::string_view key, std::string_view message) {
 
 bool ObjectReader::has(std::string_view key) const {
   return obj_ != nullptr && obj_->contains(key);
+}
+
+bool ObjectReader::read(std::string_view key) const {
+  return has(key) && std::find(rejected_.begin(), rejected_.end(), key) == rejected_.end();
 }
 
 const nlohmann::json* ObjectReader::value(std::string_view key, Need need) {

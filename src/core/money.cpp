@@ -47,6 +47,31 @@ std::string examples(std::string_view local) {
   return "20000, 20k or $20,000";
 }
 
+/// `text` with the full-width forms of ASCII (U+FF01-U+FF5E: digits, comma,
+/// point, letters, "$" as Chinese and Japanese IMEs type them) and the
+/// ideographic space folded to ASCII, byte for byte otherwise.
+std::string fold_fullwidth(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+    if (i + 2 < text.size() && b(0) == 0xEF && b(1) == 0xBC && b(2) >= 0x81 && b(2) <= 0xBF) {
+      out += static_cast<char>(b(2) - 0x60);  // U+FF01.. -> '!'..
+      i += 2;
+    } else if (i + 2 < text.size() && b(0) == 0xEF && b(1) == 0xBD && b(2) >= 0x80 &&
+               b(2) <= 0x9E) {
+      out += static_cast<char>(b(2) - 0x20);  // U+FF40.. -> '`'..
+      i += 2;
+    } else if (i + 2 < text.size() && b(0) == 0xE3 && b(1) == 0x80 && b(2) == 0x80) {
+      out += ' ';  // U+3000 ideographic space
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 std::string_view interned(std::string_view code) {
   const Currency* c = find_currency(code);
   return c != nullptr ? c->code : std::string_view{};
@@ -74,7 +99,8 @@ std::string currency_list() {
 gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
                                                        std::string_view local) {
   const std::string expected = fmt::format("expected an amount such as {}", examples(local));
-  std::string_view s = trim(text, kBlanks);
+  const std::string folded = fold_fullwidth(text);
+  std::string_view s = trim(folded, kBlanks);
   if (s.empty()) return gpuadvisor::unexpected("empty value; " + expected);
   if (s.front() == '-') {
     return gpuadvisor::unexpected(fmt::format("negative amount \"{}\"; {}", text, expected));

@@ -45,6 +45,8 @@ gpuadvisor::expected<std::string, Diagnostic> read_file(const std::string& path,
   // and a FIFO would block). Its type is checked on the descriptor, and the
   // read goes through that same descriptor's inode, so a path swapped after
   // the check (a symlink flipped to /dev/zero) is never read.
+  // An empty argument ('') would print as no file at all: say what it was.
+  if (path.empty()) return fail("''", "an empty file name; expected the path of a file");
   Fd where(::open(path.c_str(), O_PATH | O_CLOEXEC));
   if (where.fd < 0) return open_error(path, errno);
   struct stat st {};

@@ -286,7 +286,7 @@ StepCost evaluate(const workload::Workload& w, const Pre& pre, const Layout& l, 
   // context parallel, torchtitan's dp x cp FSDP mesh), behind the backward
   // (forward) of a micro-batch. Experts replicated over tensor-parallel ranks
   // (etp < tp) reduce even without dp.
-  const int dpc = l.dp * l.cp;
+  const int dpc = l.zero_group();
   if (dpc > 1 || (mem.expert_params > 0 && l.expert_dp() > 1)) {
     const double grad_bytes = act_bytes == 4 ? wk::kGrad32 : wk::kGrad16;
     const double dense = mem.params - mem.expert_params;

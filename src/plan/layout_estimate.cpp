@@ -14,6 +14,7 @@
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 
 namespace gpuadvisor::plan {
 namespace {
@@ -156,6 +157,10 @@ LayoutEstimate estimate_layout(const Workload& w, const catalog::Gpu& g, const L
   c.samples_per_second = c.tokens_per_second / d(w.seq_len);
   c.achieved_tflops_per_gpu = c.tokens_per_second * c.flops_per_token / n / 1e12;
   c.mfu = c.achieved_tflops_per_gpu / c.peak_tflops;
+  // The speed is the cost model's (it sets no --mfu): the band is the model's.
+  auto modelled = laid;
+  modelled.mfu.reset();
+  c.error_band = workload::error_band(modelled);
   const double step = e.cost.step;
   auto share = [&](double t) { return fmt::format("{:.0f} %", 100 * t / step); };
   c.mfu_basis = fmt::format(

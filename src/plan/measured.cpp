@@ -62,7 +62,8 @@ std::string_view class_of(std::string_view id) {
 std::optional<MeasuredMfu> best_measured_mfu(const catalog::Gpu& gpu, workload::Precision precision,
                                              int gpus) {
   const auto cls = class_of(gpu.id);
-  const bool fp8 = precision == workload::Precision::fp8;
+  // FP8 on a board without FP8 tensor cores runs at the 16-bit rate.
+  const bool fp8 = precision == workload::Precision::fp8 && gpu.tensor_tflops_fp8 > 0;
   // A job on several nodes is held to runs on several nodes; one on a node
   // to any run of its class (a multi-node record was reached with more
   // communication than one node has).

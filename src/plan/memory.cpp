@@ -90,7 +90,7 @@ One stage(const workload::Workload& w, const Pre& pre, const Layout& l, bool fir
   // group with context parallel", torchtitan's FSDP over the dp_shard x cp
   // mesh; the CP ranks hold the same weights and reduce their gradients too.
   o.memory = workload::detail::memory(sa, s, set, pre.gpu->tensor_tflops_fp8 > 0,
-                                      std::max(1, l.dp * l.cp));
+                                      std::max(1, l.zero_group()));
   o.params = s.total;
   o.expert_params = experts;
 

@@ -113,7 +113,7 @@ void layouts(const Context& ctx, const Network& net, int tp, int cp, int pp, int
           for (int z = 0; z <= 3; ++z) {
             // ZeRO shards over the data- and context-parallel ranks; without
             // either it is no ZeRO.
-            if (dp * cp == 1 && z > 0) continue;
+            if (dp * cp == 1 && z > 0) continue;  // Layout::zero_group()
             for (int r = 0; r <= 2; ++r) {
               Layout l{tp, pp, vp, cp, dp, sp == 1, Sharding(z), Recompute(r), mb, 0, e.ep, e.etp};
               if (!ctx.q.pinned.allows(l)) continue;
@@ -151,9 +151,9 @@ bool may_fit(const Context& ctx, const detail::Pre& pre, int tp, int cp, int pp,
     if ((pin.ep && *pin.ep != e.ep) || (pin.etp && *pin.etp != e.etp)) continue;
     // Expert parallelism caps the sharding at ZeRO-1 (expert_invalid).
     const bool z3 = pp == 1 && e.ep == 1;
-    l.sharding = pin.sharding.value_or(dp * cp == 1 ? Sharding::none
-                                       : z3         ? Sharding::zero3
-                                                    : Sharding::zero1);
+    l.sharding = pin.sharding.value_or(l.zero_group() == 1 ? Sharding::none
+                                       : z3                ? Sharding::zero3
+                                                           : Sharding::zero1);
     l.global_batch = global_batch(ctx, l);
     if (l.global_batch == 0 || !invalid_reason(ctx.q.w, l, pre.net).empty()) return true;
     const auto m = detail::stage_memory(ctx.q.w, pre, l);
@@ -239,9 +239,11 @@ PlanResult run(const Query& q, bool prune) {
   for (auto& p : all) {
     auto w = q.w;
     w.gpus = p.layout.gpus();
+    w.mfu.reset();  // the cost model sets the speed (rate() drops --mfu)
     p.error_band = workload::error_band(w);
     // Mixture-of-experts MFU counts active parameters; the runs are dense.
-    if (!q.w.arch.moe()) p.measured = best_measured_mfu(*p.gpu, q.w.precision, p.layout.gpus());
+    p.moe = q.w.arch.moe();
+    if (!p.moe) p.measured = best_measured_mfu(*p.gpu, q.w.precision, p.layout.gpus());
   }
   ctx.out.plans = std::move(all);
   return std::move(ctx.out);

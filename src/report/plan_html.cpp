@@ -288,9 +288,7 @@ std::string plans_table(const std::vector<plan::Plan>& plans) {
   out += "</table>\n";
   if (std::any_of(plans.begin(), plans.end(),
                   [](const plan::Plan& p) { return p.beyond_measured(); }))
-    out +=
-        "<p class=\"note\">* beyond anything measured: above the best MFU a public run of that "
-        "GPU class has reached at that scale (docs/plan.md section 4.2).</p>\n";
+    out += fmt::format("<p class=\"note\">{}.</p>\n", esc(beyond_measured_note()));
   return out;
 }
 

@@ -53,12 +53,23 @@ ojson measured_json(const plan::Plan& p) {
 
 std::string_view plan_exhaustive_text() { return exhaustive_text; }
 
+std::string_view beyond_measured_note() {
+  return "* beyond anything measured: above the best MFU a public run of that GPU class has "
+         "reached at that scale (docs/plan.md section 4.2)";
+}
+
 std::string measured_text(const plan::Plan& p) {
   if (!p.measured) {
+    if (p.moe) {
+      return fmt::format(
+          "{:.1f}% MFU: mixture-of-experts MFU counts the active parameters, and "
+          "the public runs held against are dense",
+          100 * p.cost.mfu);
+    }
     return fmt::format(
         "no public run of dense transformer training on {} at this scale to compare its {:.1f}% "
         "MFU with",
-        p.gpu->id, 100 * p.cost.mfu);
+        terminal_safe(p.gpu->id), 100 * p.cost.mfu);
   }
   const auto& m = *p.measured;
   return fmt::format(
@@ -162,9 +173,7 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
   out += t.render(0, width);
   if (std::any_of(r.result.plans.begin(), r.result.plans.end(),
                   [](const plan::Plan& p) { return p.beyond_measured(); })) {
-    out +=
-        "* beyond anything measured: above the best MFU a public run of that GPU class has "
-        "reached at that scale (docs/plan.md section 4.2)\n";
+    out += fmt::format("{}\n", beyond_measured_note());
   }
 
   const auto& b = r.result.plans.front();

@@ -102,6 +102,7 @@ ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendat
   if (in.arch.hidden) wl["hidden"] = *in.arch.hidden;
   if (in.arch.heads) wl["heads"] = *in.arch.heads;
   if (in.arch.kv_heads) wl["kv_heads"] = *in.arch.kv_heads;
+  if (in.arch.head_dim) wl["head_dim"] = *in.arch.head_dim;
   if (in.arch.ffn) wl["ffn"] = *in.arch.ffn;
   if (in.arch.vocab) wl["vocab"] = *in.arch.vocab;
   spec["workloads"] = ordered_json::array({std::move(wl)});

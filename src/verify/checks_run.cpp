@@ -46,6 +46,10 @@ void check_run(Ctx& c) {
   } else if (!c.spec.build.gpu) {
     c.not_applicable("VRUN004", "the spec names no GPU whose board power to compare with");
   }
+  if (!log.has_memory) c.not_applicable("VRUN002", "the log does not record memory.used");
+  if (!log.has_reasons) {
+    c.not_applicable("VRUN006", "the log does not record clocks_throttle_reasons.active");
+  }
   double best_p50 = 0;
   for (const auto& g : log.gpus) best_p50 = std::max(best_p50, g.util_p50);
   for (const auto& g : log.gpus) {

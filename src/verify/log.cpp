@@ -171,6 +171,7 @@ Parsed<RunLog> parse_run_log(std::string_view text, const std::string& file, dou
   log.has_temperature = col[c_temp] >= 0;
   log.has_power = col[c_power] >= 0;
   log.has_reasons = col[c_reasons] >= 0;
+  log.has_memory = col[c_mem_used] >= 0;
   for (const auto& [gpu, samples] : by_gpu) {
     GpuRun r;
     r.gpu = gpu;

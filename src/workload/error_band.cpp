@@ -87,24 +87,32 @@ ErrorBand summarise_band(const AccuracyKind& kind, std::vector<double> errors) {
   std::sort(errors.begin(), errors.end());
   // The smallest error that kCoverage of the cases stay within, rounded up
   // to the step (the index is the ceil of coverage x cases, 1-based).
+  // One slack for rounding up and for counting who is inside: an error a
+  // hair above a step (floating point) belongs to that step in both.
+  constexpr double kSlack = 1e-9 * kStep;
   const auto at = static_cast<std::size_t>(std::ceil(kCoverage * b.cases - 1e-9)) - 1;
-  b.band = std::max(kStep, std::ceil(errors[at] / kStep - 1e-9) * kStep);
+  b.band = std::max(kStep, std::ceil((errors[at] - kSlack) / kStep) * kStep);
   b.inside = static_cast<int>(
-      std::count_if(errors.begin(), errors.end(), [&](double e) { return e <= b.band + 1e-12; }));
+      std::count_if(errors.begin(), errors.end(), [&](double e) { return e <= b.band + kSlack; }));
   return b;
 }
 
 std::string error_band_text(const ErrorBand& b) {
   if (b.supported()) {
     return fmt::format(
-        "±{:.0f} %: {} of {} public runs of {} fell inside (none used to tune the "
-        "model)",
+        "time ±{:.0f} %: {} of {} public runs of {} fell inside (the validation half: no "
+        "constant fitted to them)",
         100 * b.band, b.inside, b.cases, b.what);
   }
   if (b.kind == kGivenMfu) return "not the model's: the utilisation was given (--mfu)";
-  if (b.cases == 0) return fmt::format("not validated: no public run of {} checks it", b.what);
-  return fmt::format("not validated: only {} public run{} of {} check{} it, too few for a band",
-                     b.cases, b.cases == 1 ? "" : "s", b.what, b.cases == 1 ? "s" : "");
+  if (b.cases == 0) {
+    return fmt::format("not validated: no public run of {} in the validation half checks it",
+                       b.what);
+  }
+  return fmt::format(
+      "not validated: only {} public run{} of {} in the validation half check{} it, too few "
+      "for a band",
+      b.cases, b.cases == 1 ? "" : "s", b.what, b.cases == 1 ? "s" : "");
 }
 
 }  // namespace gpuadvisor::workload

@@ -377,3 +377,16 @@ TEST_CASE("recommend serves with tensor-parallel GPU counts only", "[cli][recomm
     }
   }
 }
+
+TEST_CASE("recommend's spec keeps --head-dim, so that check accepts a GPT-3 13B shape",
+          "[cli][recommend]") {
+  auto r = run({"recommend", "--budget", "20000", "--model-size", "13B", "--layers", "40",
+                "--hidden", "5140", "--heads", "40", "--head-dim", "128", "--task", "qlora",
+                "--top", "1", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto spec = nlohmann::json::parse(r.out)["builds"][0]["spec"];
+  CHECK(spec["workloads"][0]["head_dim"] == 128);
+  const auto path = gpuadvisor::test::scratch_file("gpt3-13b-spec.json", spec.dump());
+  auto check = run({"check", path});
+  CHECK(check.exit_code == 0);
+}

@@ -256,6 +256,12 @@ TEST_CASE("verify --log: run checks without their columns are not checked, not p
   CHECK(status("VRUN004") == nlohmann::json{{"rule", "VRUN004"},
                                             {"status", "not-applicable"},
                                             {"note", "the log does not record power.draw"}});
+  CHECK(status("VRUN006") ==
+        nlohmann::json{{"rule", "VRUN006"},
+                       {"status", "not-applicable"},
+                       {"note", "the log does not record clocks_throttle_reasons.active"}});
+  // memory.used is there: VRUN002 is judged (and passes at 10,000 MiB).
+  CHECK(status("VRUN002")["status"] == "passed");
   CHECK(status("VRUN001")["status"] == "passed");
   // With the columns the same checks run (and pass on a healthy log).
   auto healthy = run({"verify", kV100Spec, "--from", rec("v100-1gpu"), "--log",

@@ -59,6 +59,10 @@ class ObjectReader {
   [[nodiscard]] bool ok() const { return obj_ != nullptr; }
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] bool has(std::string_view key) const;
+  /// Present and read without a problem: what a check across fields needs,
+  /// so that a value already reported (2.0 where an integer belongs) is not
+  /// reported again as the default it was left at.
+  [[nodiscard]] bool read(std::string_view key) const;
 
   std::optional<std::string> string(std::string_view key, Need need = Need::required);
   /// Numbers must be finite and within [min, max].
@@ -90,6 +94,7 @@ class ObjectReader {
   const std::string& file_;
   Diagnostics& out_;
   std::vector<std::string> known_;
+  std::vector<std::string> rejected_;  ///< keys with a problem reported
 };
 
 /// Closest candidate by edit distance, if close enough to be a likely typo.

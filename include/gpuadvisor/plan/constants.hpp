@@ -3,6 +3,7 @@
 /// section 2 explains how they are used. Link bandwidths come from the
 /// catalog's GPU data and workload::k (bus efficiency, PCIe lane rates, the
 /// 400 Gb/s per GPU between nodes).
+#include <cstddef>
 #include <cstdint>
 
 namespace gpuadvisor::plan::k {
@@ -52,5 +53,10 @@ inline constexpr int kMaxContextParallel = 32;
 inline constexpr int kMinTokensPerCpRank = 1024;
 /// Node counts: every count up to this many nodes, then 2^k and 3 x 2^k.
 inline constexpr int kDenseNodeCounts = 64;
+/// GPU types `plan` searches when --gpu names none: every layout of every GPU
+/// count is priced for each, so a catalog overlay of thousands of cards
+/// would run for minutes without a word. The embedded catalog holds about
+/// 40; past this bound plan asks for --gpu (or --gpu all, said on purpose).
+inline constexpr std::size_t kMaxImplicitGpuTypes = 100;
 
 }  // namespace gpuadvisor::plan::k

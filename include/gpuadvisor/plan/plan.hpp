@@ -59,6 +59,9 @@ struct Layout {
 
   [[nodiscard]] int gpus() const { return tp * pp * cp * dp; }
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * dp); }
+  /// The group ZeRO shards over and gradients reduce over: the data-parallel
+  /// and context-parallel ranks together (docs/plan.md section 2.2).
+  [[nodiscard]] int zero_group() const { return dp * cp; }
   /// The expert-data-parallel group (1 when etp x ep does not divide tp x cp x dp).
   [[nodiscard]] int expert_dp() const {
     const int n = tp * cp * dp, e = ep * etp;
@@ -149,6 +152,7 @@ struct Plan {
   /// The best MFU public runs of this GPU class reached at this scale
   /// (plan/measured.hpp); none when no public run compares.
   std::optional<MeasuredMfu> measured;
+  bool moe = false;  ///< mixture of experts: no measured row applies
   /// cost.mfu lies above `measured`: a speed no public run has shown.
   [[nodiscard]] bool beyond_measured() const { return measured && cost.mfu > measured->mfu; }
 };

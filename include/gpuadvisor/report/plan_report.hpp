@@ -34,6 +34,8 @@ struct PlanReport {
 /// How a plan's MFU compares with the best public run of its GPU class at its
 /// scale ("BEYOND anything measured" when above it; plan/measured.hpp).
 [[nodiscard]] std::string measured_text(const plan::Plan& p);
+/// The table's footnote for a plan marked '*' (text and HTML).
+[[nodiscard]] std::string_view beyond_measured_note();
 
 /// A layout's degrees and a step's seconds term by term, as plan's and
 /// estimate's JSON both show them.

@@ -51,7 +51,7 @@ struct RunLog {
   std::vector<GpuRun> gpus;
   int seconds = 0;  ///< samples of the busiest GPU (the log runs at 1 s)
   /// The columns the run checks need as evidence (present in the header).
-  bool has_temperature = false, has_power = false, has_reasons = false;
+  bool has_temperature = false, has_power = false, has_reasons = false, has_memory = false;
 };
 
 /// Parses and summarises the CSV. `util_target` and `hot_c` set the shares.

@@ -57,10 +57,11 @@ struct ServingSpeed {
   std::string basis;        ///< one line: what bounds the step
 };
 
-/// How far the model's time and throughput figures fell from public runs of
-/// the same kind of job that it was never tuned on (the validation half of
-/// the accuracy set, docs/estimation.md section 8): a figure is within
-/// ±band for `inside` of those `cases`. workload/error_band.hpp finds it.
+/// How far the model's time figures fell from public runs of the same kind
+/// of job with no constant fitted to them (the validation half of the
+/// accuracy set, docs/estimation.md section 8): the true time was within
+/// ±band of the estimate for `inside` of those `cases` (throughput: 1/(1+band)
+/// to 1/(1-band) of it). workload/error_band.hpp finds it.
 struct ErrorBand {
   std::string_view kind;  ///< id of the kind of job ("training-node", ...)
   std::string_view what;  ///< the kind in words: "transformer training on one node"
@@ -89,7 +90,7 @@ struct ComputeEstimate {
   double power_fraction = 0;            ///< average draw as a fraction of board power
   std::vector<std::string> notes;       ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"
   std::optional<ServingSpeed> serving;  ///< inference of a transformer
-  ErrorBand error_band;                 ///< of tokens_per_second and the times
+  ErrorBand error_band;                 ///< of the times (docs/estimation.md 8.2)
 };
 
 /// What a fit change does (workload/fit_words.hpp words it).

@@ -111,6 +111,28 @@ TEST_CASE("consistency within a part is checked", "[catalog]") {
         "c.json: psus[0].watts_115v: expected at most the 230 V rating (1500 W), got 1800 W");
 }
 
+TEST_CASE("a value reported as the wrong type is not reported again by a check across fields",
+          "[catalog]") {
+  // gpus[0] is a PCIe card: its slot width must be at least 1, but 2.0, 2e0
+  // and 2^64 are already wrong as integers; each gets that one problem, not
+  // a second one about the 0 it was left at.
+  for (const json& bad : {json(2.0), json::parse("2e0"), json(18446744073709551615ULL)}) {
+    json doc = min_catalog();
+    REQUIRE(doc["gpus"][0]["form_factor"] == "pcie");
+    doc["gpus"][0]["slot_width"] = bad;
+    auto p = problems(doc);
+    CAPTURE(bad.dump());
+    REQUIRE(p.size() == 1);
+    CHECK_THAT(p[0], Catch::StartsWith("c.json: gpus[0].slot_width: expected an integer"));
+  }
+  // A real 0 still gets the check across fields.
+  json doc = min_catalog();
+  doc["gpus"][0]["slot_width"] = 0;
+  CHECK(problems(doc) ==
+        std::vector<std::string>{"c.json: gpus[0].slot_width: a PCIe card occupies at least 1 "
+                                 "slot; got 0"});
+}
+
 TEST_CASE("a base catalog needs every category; an overlay does not", "[catalog]") {
   json doc = min_catalog();
   doc.erase("cooling");

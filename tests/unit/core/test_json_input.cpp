@@ -49,6 +49,10 @@ TEST_CASE("read_file rejects missing files and directories", "[json]") {
   auto missing = read_file("/nonexistent/x.json");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().str() == "/nonexistent/x.json: cannot open: No such file or directory");
+  // An empty argument (check '') is named as such, not printed as nothing.
+  auto empty = read_file("");
+  REQUIRE_FALSE(empty);
+  CHECK(empty.error().str() == "'': an empty file name; expected the path of a file");
   auto dir = read_file("/tmp");
   REQUIRE_FALSE(dir);
   CHECK(dir.error().str() == "/tmp: is a directory; expected a JSON file");

@@ -130,3 +130,19 @@ TEST_CASE("amounts format in their currency, whole units", "[money]") {
   CHECK(find_currency("CNY")->name == "yuan");
   CHECK(find_currency("cny") == nullptr);
 }
+
+TEST_CASE("full-width digits and signs, as Chinese and Japanese IMEs type them, are amounts",
+          "[money]") {
+  // １５万 (full-width digits), １５０，０００ (full-width comma), ￥１５万,
+  // １.５万 with a full-width point, and an ideographic space before 元.
+  CHECK(as_text("\uff11\uff15\u4e07", "CNY") == "CNY 150000.000000");
+  CHECK(as_text("\uff11\uff15\uff10\uff0c\uff10\uff10\uff10", "CNY") == "CNY 150000.000000");
+  CHECK(as_text("\uffe5\uff11\uff15\u4e07", "CNY") == "CNY 150000.000000");
+  CHECK(as_text("\uff11\uff0e\uff15\u4e07", "CNY") == "CNY 15000.000000");
+  CHECK(as_text("\uff13\uff10\uff10\u4e07\u3000\u5186", "USD") == "JPY 3000000.000000");
+  CHECK(as_text("\uff12\uff10\uff4b", "USD") == "USD 20000.000000");
+  // A message quotes what was typed, not the folded text.
+  CHECK(as_text("\uff11\uff15\u4e07\u4e07", "CNY") ==
+        "error: unknown suffix \"\u4e07\" in \"\uff11\uff15\u4e07\u4e07\"; expected k, M, "
+        "\u4e07 or \u4ebf, then a currency: USD, EUR, GBP, CNY or JPY");
+}

@@ -97,8 +97,10 @@ TEST_CASE("measured MFU: classes without a public run and H20 have none", "[plan
   CHECK_FALSE(plan::best_measured_mfu(gpu("b200-sxm"), Precision::bf16, 64));
   CHECK_FALSE(plan::best_measured_mfu(gpu("mi300x"), Precision::bf16, 8));
   CHECK_FALSE(plan::best_measured_mfu(gpu("h20"), Precision::bf16, 8));
-  // A100 FP8 does not exist (no FP8 tensor cores): no run either.
-  CHECK_FALSE(plan::best_measured_mfu(gpu("a100-80gb-sxm"), Precision::fp8, 8));
+  // FP8 on an A100 (no FP8 tensor cores) runs at the 16-bit rate: held to
+  // the 16-bit runs of its class.
+  CHECK(plan::best_measured_mfu(gpu("a100-80gb-sxm"), Precision::fp8, 8)->case_id ==
+        "foundry-a100-mpt-7b");
   // The scale picks the rows: several nodes above 8 GPUs; on one node the
   // best of the class at any scale (H100: a 192-GPU run beat every 8-GPU one).
   CHECK(plan::best_measured_mfu(gpu("a100-80gb-pcie"), Precision::bf16, 8)->case_id ==

@@ -290,10 +290,14 @@ TEST_CASE("accuracy: summarise_band takes the smallest 5 % step holding 90 % of 
   CHECK(few.cases == 2);
   CHECK(error_band_text(few) ==
         "not validated: only 2 public runs of transformer training on one node (up to 8 GPUs) "
-        "check it, too few for a band");
+        "in the validation half check it, too few for a band");
   CHECK(error_band_text(b) ==
-        "±15 %: 9 of 10 public runs of transformer training on one node (up to 8 GPUs) fell "
-        "inside (none used to tune the model)");
+        "time ±15 %: 9 of 10 public runs of transformer training on one node (up to 8 GPUs) fell "
+        "inside (the validation half: no constant fitted to them)");
+  // The error a hair above a step (floating point) is inside that step.
+  const auto edge = summarise_band(kind, {0.1 + 1e-15, 0.1, 0.1});
+  CHECK(edge.band == Approx(0.10));
+  CHECK(edge.inside == 3);
 }
 
 TEST_CASE("accuracy: docs/estimation.md and the embedded bands show what these cases give",
