@@ -6,6 +6,9 @@
 
 #include <regex>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
 #include "support/scratch.hpp"
@@ -48,4 +51,39 @@ TEST_CASE("recommend's next commands quote a control character so that it prints
   // bash's ANSI-C quoting: the same bytes when pasted, nothing acted on when shown.
   CHECK_THAT(r.out, Catch::Contains("--catalog $'"));
   CHECK_THAT(r.out, Catch::Contains("lab\\x1b[2Jparts.json'"));
+}
+
+TEST_CASE("every text renderer, colour forced on, shows a hostile part name escaped",
+          "[cli][terminal]") {
+  // The RTX 4090 of the embedded catalog renamed with a screen clear, a
+  // window-title OSC and an OSC 52 clipboard write: every command that can
+  // print its name runs with --color always.
+  const auto base = nlohmann::json::parse(
+      gpuadvisor::test::slurp(std::string(GPUADVISOR_SOURCE_DIR) + "/data/catalog.json"));
+  nlohmann::json card;
+  for (const auto& g : base["gpus"])
+    if (g["id"] == "rtx-4090") card = g;
+  REQUIRE(card.is_object());
+  card["name"] = "RTX\x1b[2J\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07 4090";
+  const nlohmann::json overlay{{"schema_version", base["schema_version"]},
+                               {"gpus", nlohmann::json::array({card})}};
+  const auto cat = gpuadvisor::test::scratch_file("hostile-name.json", overlay.dump());
+  const std::vector<std::vector<std::string>> commands{
+      {"catalog", "list", "--category", "gpu"},
+      {"catalog", "show", "rtx-4090"},
+      {"estimate", "--model-size", "7B", "--task", "qlora", "--gpu", "rtx-4090"},
+      {"estimate", "--model-size", "7B", "--task", "qlora"},
+      {"recommend", "--budget", "5000", "--model-size", "7B", "--task", "qlora", "--top", "3"},
+      {"plan", "--model-size", "1B", "--tokens", "1B", "--gpu", "rtx-4090", "--top", "1"},
+      {"check", std::string(GPUADVISOR_SOURCE_DIR) + "/examples/4090-workstation.json"},
+  };
+  for (auto args : commands) {
+    args.insert(args.begin(), {"--catalog", cat});
+    args.insert(args.end(), {"--color", "always"});
+    const auto r = run(args);
+    INFO(args[2] << " " << args[3]);
+    CHECK(r.exit_code <= 1);
+    CHECK(only_sgr(r.out));
+    CHECK(only_sgr(r.err));
+  }
 }
