@@ -4,7 +4,6 @@
 // catalog's peak) and checks that no case of the same class and scale beats it.
 #include "gpuadvisor/plan/measured.hpp"
 
-#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -43,17 +42,15 @@ constexpr std::array kRuns{
                 "performance_summary.md"},
 };
 
-/// The boards of a class: the same chip and tensor cores (a PCIe or NVL board
-/// runs no faster than the SXM one a run used). H20 is left out: a Hopper
-/// with a fraction of the compute, its MFU is not comparable.
-std::string_view class_of(std::string_view id) {
-  constexpr std::string_view a100[] = {"a100-40gb-pcie", "a100-40gb-pcie-used", "a100-80gb-pcie",
-                                       "a100-40gb-sxm",  "a100-80gb-sxm",       "a800-80gb-sxm",
-                                       "a800-80gb-pcie"};
-  constexpr std::string_view h100[] = {"h100-pcie", "h100-sxm", "h100-sxm-used", "h100-nvl",
-                                       "h200-sxm",  "h200-nvl", "h800-sxm",      "h800-pcie"};
-  if (std::find(std::begin(a100), std::end(a100), id) != std::end(a100)) return kA100;
-  if (std::find(std::begin(h100), std::end(h100), id) != std::end(h100)) return kH100;
+/// The class of a board, from what the catalog says of it (not a list of
+/// ids, so that a new SKU of the same chip joins its class): the A100 chip
+/// is the Ampere part with HBM (GeForce Ampere is "ampere-ga10x"); the
+/// H100 chip the Hopper parts at 700+ dense 16-bit TFLOPS, which leaves out
+/// H20, a Hopper with a fifth of the compute whose MFU is not comparable. A
+/// PCIe or NVL board runs no faster than the SXM one the runs used.
+std::string_view class_of(const catalog::Gpu& g) {
+  if (g.architecture == "ampere" && g.memory_type.starts_with("HBM")) return kA100;
+  if (g.architecture == "hopper" && g.tensor_tflops_16bit >= 700) return kH100;
   return {};
 }
 
@@ -61,7 +58,7 @@ std::string_view class_of(std::string_view id) {
 
 std::optional<MeasuredMfu> best_measured_mfu(const catalog::Gpu& gpu, workload::Precision precision,
                                              int gpus) {
-  const auto cls = class_of(gpu.id);
+  const auto cls = class_of(gpu);
   // FP8 on a board without FP8 tensor cores runs at the 16-bit rate.
   const bool fp8 = precision == workload::Precision::fp8 && gpu.tensor_tflops_fp8 > 0;
   // A job on several nodes is held to runs on several nodes; one on a node

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "error_band.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
@@ -37,7 +38,8 @@ ordered_json cloud_json(const std::vector<search::CloudOption>& cloud, const Mon
                    {"gpu_hours", round_to(c.gpu_hours, 3)},
                    {"cost_usd", cents(c.cost_usd)},
                    {"cost", cents(money.local(c.cost_usd))},
-                   {"changes", workload::words(c.changes, workload::change_tag)}});
+                   {"changes", workload::words(c.changes, workload::change_tag)},
+                   {"error_band", detail::error_band_json(c.error_band)}});
   }
   return out;
 }
@@ -63,11 +65,11 @@ std::string cloud_text(const std::vector<search::CloudOption>& cloud, bool train
   std::string out = "\nThe same job in the cloud (the catalog's dated on-demand prices):\n";
   for (std::size_t i = 0; i < cloud.size() && i < kShownOffers; ++i) {
     const auto& c = cloud[i];
-    std::string line = fmt::format("{}x {} at {} ({}/GPU-h, {}): {} to {}, {} GPU-hours, {}",
-                                   c.gpus, terminal_safe(c.gpu_name), terminal_safe(c.provider),
-                                   money(c.usd_per_gpu_hour, 2), terminal_safe(c.date),
-                                   format_duration_hours(c.hours), training ? "train" : "run",
-                                   format_number(c.gpu_hours), money(c.cost_usd));
+    std::string line = fmt::format(
+        "{}x {} at {} ({}/GPU-h, {}): {}{} to {}, {} GPU-hours, {}", c.gpus,
+        terminal_safe(c.gpu_name), terminal_safe(c.provider), money(c.usd_per_gpu_hour, 2),
+        terminal_safe(c.date), format_duration_hours(c.hours), detail::band_suffix(c.error_band),
+        training ? "train" : "run", format_number(c.gpu_hours), money(c.cost_usd));
     if (!c.changes.empty())
       line +=
           fmt::format(" ({})", fmt::join(workload::words(c.changes, workload::change_tag), ", "));

@@ -17,6 +17,11 @@ nlohmann::ordered_json error_band_json(const workload::ErrorBand& b) {
           {"text", workload::error_band_text(b)}};
 }
 
+std::string band_suffix(const workload::ErrorBand& b, std::string_view plus_minus) {
+  // No space before %: a wrapped line never splits the band from its sign.
+  return b.supported() ? fmt::format(" {}{:.0f}%", plus_minus, 100 * b.band) : std::string();
+}
+
 std::string error_band_line(const workload::ErrorBand& b, std::size_t wrap_at) {
   return wrap_after(fmt::format("  {:<14}", "error band"), workload::error_band_text(b), wrap_at,
                     16) +

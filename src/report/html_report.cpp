@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cluster_report.hpp"
+#include "error_band.hpp"
 #include "gpuadvisor/core/money.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
@@ -318,10 +319,7 @@ std::string recommend_html(const search::Recommendation& r, const search::Reques
     body += fmt::format("<h3 id=\"build-{}\">#{} {} &#8212; {}, {}{} to {}</h3>\n", b.rank, b.rank,
                         esc(gpu_label(b.candidate)), req.money(search::to_usd(b.candidate.price)),
                         format_duration_hours(k.time_hours),
-                        k.error_band.supported()
-                            ? fmt::format(" &#177;{:.0f}%", 100 * k.error_band.band)
-                            : std::string(),
-                        training ? "train" : "run");
+                        detail::band_suffix(k.error_band, "&#177;"), training ? "train" : "run");
     body += bom_table(b, req.money);
     body += fmt::format(
         "<p>Power: peak {} W, PSUs {} W ({:.2f}x the peak), {} W at the wall. Speed: {}, MFU "

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "error_band.hpp"
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/plan/query.hpp"
@@ -282,8 +283,8 @@ std::string plans_table(const std::vector<plan::Plan>& plans) {
         esc(std::string(plan::to_string(l.recompute))), l.micro_batch,
         format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
         100 * p.cost.mfu, p.beyond_measured() ? "*" : "", format_duration_hours(p.hours),
-        p.error_band.supported() ? fmt::format(" &#177;{:.0f}%", 100 * p.error_band.band) : "",
-        format_number(p.gpu_hours), p.usd > 0 ? format_usd(p.usd) : "&#8211;");
+        detail::band_suffix(p.error_band, "&#177;"), format_number(p.gpu_hours),
+        p.usd > 0 ? format_usd(p.usd) : "&#8211;");
   }
   out += "</table>\n";
   if (std::any_of(plans.begin(), plans.end(),

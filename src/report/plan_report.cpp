@@ -167,7 +167,8 @@ std::string plan_text(const PlanReport& r, std::size_t width) {
                std::string(plan::to_string(l.recompute)), std::to_string(l.micro_batch),
                format_number(l.global_batch), format_number(p.cost.tokens_per_second / l.gpus(), 0),
                fmt::format("{:.1f}%{}", 100 * p.cost.mfu, p.beyond_measured() ? "*" : ""),
-               days(p.hours), p.usd > 0 ? format_usd(p.usd) : "-"});
+               days(p.hours) + detail::band_suffix(p.error_band),
+               p.usd > 0 ? format_usd(p.usd) : "-"});
   }
   out += '\n';  // not "\n" + string: GCC 12's -Wrestrict false positive
   out += t.render(0, width);

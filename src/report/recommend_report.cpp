@@ -134,8 +134,7 @@ std::string build_text(const RecommendedBuild& b, const search::Request& req, co
   const auto& band = b.compute.error_band;
   const std::string time =
       fmt::format("{}{} to {}", format_duration_hours(b.compute.time_hours),
-                  band.supported() ? fmt::format(" ±{:.0f} %", 100 * band.band) : "",
-                  b.plan->workload.training() ? "train" : "run");
+                  detail::band_suffix(band), b.plan->workload.training() ? "train" : "run");
   std::string head = fmt::format("{}  {}   {}   {}", rank, gpus, price, time);
   if (display_width(head) > st.width) head = fmt::format("{}  {}  {}  {}", rank, gpus, price, time);
   out += st.bold(display_width(head) > st.width ? wrap_text(head, st.width, 0, 4) : head);

@@ -37,6 +37,7 @@ std::vector<CloudOption> cloud_options(const catalog::Catalog& cat, const worklo
       o.gpus = run.gpus;
       o.usd_per_gpu_hour = row.usd_per_gpu_hour;
       o.hours = k.time_hours;
+      o.error_band = k.error_band;
       o.gpu_hours = k.gpu_hours;
       o.cost_usd = k.gpu_hours * row.usd_per_gpu_hour;
       o.changes = fit.changes;

@@ -39,6 +39,7 @@ struct CloudOption {
   double gpu_hours = 0;  ///< billed GPU-hours
   double cost_usd = 0;
   std::vector<workload::FitChange> changes;  ///< fit changes the job needs there
+  workload::ErrorBand error_band;            ///< of the time (docs/estimation.md 8.2)
 };
 
 /// Every cloud offer of `cat` whose GPU holds `w` on at most 64 GPUs (whole
