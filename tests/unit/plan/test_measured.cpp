@@ -34,13 +34,12 @@ struct MeasuredCase {
 std::optional<double> case_mfu(const nlohmann::json& c, const workload::Workload& w) {
   const std::string metric = c.at("metric");
   const double measured = c.at("measured").is_number() ? c.at("measured").get<double>() : 0;
-  auto plain = w;
-  plain.grad_checkpointing = plain.selective_checkpointing = false;
-  const auto k = workload::compute(plain, gpu(*w.gpu), w.gpus);
-  const double peak = k.peak_tflops * 1e12;
+  const double peak = workload::compute(w, gpu(*w.gpu), w.gpus).peak_tflops * 1e12;
   if (metric == "mfu_percent") return measured / 100;
   if (metric == "tflops_per_gpu") return measured * 1e12 / peak;
-  if (metric == "tokens_per_second_per_gpu") return measured * k.flops_per_token / peak;
+  if (metric == "tokens_per_second_per_gpu") {
+    return measured * test::model_flops_per_token(w) / peak;
+  }
   return std::nullopt;
 }
 

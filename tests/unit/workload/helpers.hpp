@@ -47,6 +47,14 @@ inline const catalog::Gpu& gpu(const std::string& id) {
   return *g;
 }
 
+/// Model FLOPs per token as the papers count them for MFU (Megatron-LM,
+/// LLM Foundry): the estimator's training FLOPs without recompute.
+inline double model_flops_per_token(const workload::Workload& w) {
+  auto plain = w;
+  plain.grad_checkpointing = plain.selective_checkpointing = false;
+  return workload::compute(plain, gpu(*w.gpu), w.gpus).flops_per_token;
+}
+
 /// Resolves `in` (from flags) or fails the test with the diagnostics.
 inline workload::Workload make(const workload::WorkloadInput& in) {
   auto w = workload::resolve(in, workload_catalog(), workload::Origin::flags());

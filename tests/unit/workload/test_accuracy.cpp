@@ -56,11 +56,7 @@ double layout_value(const Workload& w, const plan::LayoutEstimate& e, const std:
   const auto& c = e.compute;
   if (metric == "tokens_per_second_per_gpu") return c.tokens_per_second / w.gpus;
   if (metric == "tflops_per_gpu" || metric == "mfu_percent") {
-    // Model FLOPs, as the papers count them: no recompute.
-    auto plain = w;
-    plain.grad_checkpointing = plain.selective_checkpointing = false;
-    const double model_flops = compute(plain, gpu(*w.gpu), w.gpus).flops_per_token;
-    const double tflops = c.tokens_per_second / w.gpus * model_flops / 1e12;
+    const double tflops = c.tokens_per_second / w.gpus * test::model_flops_per_token(w) / 1e12;
     return metric == "mfu_percent" ? 100 * tflops / c.peak_tflops : tflops;
   }
   if (metric == "gpu_hours") return c.gpu_hours;
@@ -82,11 +78,8 @@ double metric_value(const Workload& w, const std::string& metric) {
   }
   if (metric == "tflops_per_gpu") return compute(w, g, w.gpus).achieved_tflops_per_gpu;
   if (metric == "mfu_percent") {
-    // Model FLOPs utilisation as Megatron defines it: no recompute FLOPs.
-    auto plain = w;
-    plain.grad_checkpointing = plain.selective_checkpointing = false;
     const auto c = compute(w, g, w.gpus);
-    return 100 * c.tokens_per_second / w.gpus * compute(plain, g, w.gpus).flops_per_token /
+    return 100 * c.tokens_per_second / w.gpus * test::model_flops_per_token(w) /
            (c.peak_tflops * 1e12);
   }
   if (metric == "gpu_hours") return compute(w, g, w.gpus).gpu_hours;
