@@ -94,6 +94,11 @@ ExitCode run_serving_target(const Globals& g, const WorkloadFlags& wf, const Ser
     diags.push_back({wf.concurrency ? "--concurrency" : "--batch-size", "",
                      "the plan chooses the requests per replica; drop it"});
   }
+  if (wf.request_rate || wf.num_prompts) {
+    diags.push_back({wf.request_rate ? "--request-rate" : "--num-prompts", "",
+                     "the plan sizes each replica for its users kept in flight (the steady "
+                     "state of a closed loop); drop it"});
+  }
   if (!wf.model && !wf.model_size && !wf.model_config) {
     diags.push_back(
         {"--model-size", "", "required (or --model PRESET): the model's parameters, e.g. 70B"});

@@ -177,7 +177,22 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
   opt(v, "--prompt-len", f.prompt_len, "Prompt tokens per request (default 1024)", "N");
   opt(v, "--output-len", f.output_len, "Generated tokens per request (default 128)", "N");
   opt(v, "--concurrency", f.concurrency,
-      "Requests in flight, decoded together (= --batch-size; default 1)", "N");
+      "Requests in flight, a new one sent as each ends (vllm bench serve --max-concurrency; "
+      "= --batch-size; default 1); with --request-rate, the most in flight",
+      "N");
+  opt(v, "--request-rate", f.request_rate,
+      "Requests per second arriving as a Poisson process (vllm bench serve --request-rate); "
+      "default: none, --concurrency kept in flight",
+      "R");
+  opt(v, "--num-prompts", f.num_prompts,
+      "Requests the simulated benchmark sends (default: 10 per request in flight, at least "
+      "100; 200 with --request-rate)",
+      "N");
+  set_choices(opt(v, "--chunked-prefill", f.chunked_prefill,
+                  "on or off: split prompts over steps (default: vllm and sglang on, trtllm off "
+                  "as enable_chunked_prefill)",
+                  "on|off"),
+              {"on", "off"});
   set_choices(opt(v, "--engine", f.engine,
                   "vllm, sglang, trtllm, trtllm-0.6 (static batching) or hf (generate); "
                   "default vllm",
@@ -262,6 +277,9 @@ std::vector<std::string> workload_args(const WorkloadFlags& f) {
       {"--prompt-len", &f.prompt_len},
       {"--output-len", &f.output_len},
       {"--concurrency", &f.concurrency},
+      {"--request-rate", &f.request_rate},
+      {"--num-prompts", &f.num_prompts},
+      {"--chunked-prefill", &f.chunked_prefill},
       {"--ep", &f.ep},
       {"--attention-dp", &f.attention_dp},
       {"--engine", &f.engine},
@@ -389,6 +407,10 @@ workload::WorkloadInput to_input(const WorkloadFlags& f) {
   in.prompt_len = integer(f.prompt_len, "--prompt-len", diags);
   in.output_len = integer(f.output_len, "--output-len", diags);
   in.concurrency = integer(f.concurrency, "--concurrency", diags);
+  in.request_rate = number(f.request_rate, "--request-rate", diags);
+  in.num_prompts = integer(f.num_prompts, "--num-prompts", diags);
+  in.chunked_prefill = choice(f.chunked_prefill, "--chunked-prefill",
+                              parse_switch(text(f.chunked_prefill)), "on or off");
   in.expert_parallel = integer(f.ep, "--ep", diags);
   in.attention_dp = integer(f.attention_dp, "--attention-dp", diags);
   in.engine = named<Engine>(f.engine, "--engine", kEngineNames, parse_engine, diags);

@@ -21,7 +21,7 @@ struct WorkloadFlags {
       bnb_version, packed_doc_len, flash_attention, grad_accumulation, autocast, torch_version,
       lora_dropout;
   std::optional<std::string> prompt_len, output_len, concurrency, kv_cache_precision, quant, engine,
-      ep, attention_dp;
+      ep, attention_dp, request_rate, num_prompts, chunked_prefill;
   std::optional<std::string> layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
 };
 

@@ -22,9 +22,9 @@ std::string band_suffix(const workload::ErrorBand& b, std::string_view plus_minu
   return b.supported() ? fmt::format(" {}{:.0f}%", plus_minus, 100 * b.band) : std::string();
 }
 
-std::string error_band_line(const workload::ErrorBand& b, std::size_t wrap_at) {
-  return wrap_after(fmt::format("  {:<14}", "error band"), workload::error_band_text(b), wrap_at,
-                    16) +
+std::string error_band_line(const workload::ErrorBand& b, std::size_t wrap_at,
+                            std::string_view label) {
+  return wrap_after(fmt::format("  {:<14}", label), workload::error_band_text(b), wrap_at, 16) +
          "\n";
 }
 

@@ -20,6 +20,7 @@ namespace gpuadvisor::report::detail {
                                       std::string_view plus_minus = "\u00b1");
 
 /// "  error band    ±15 %: ..." wrapped at `wrap_at`, newline included.
-[[nodiscard]] std::string error_band_line(const workload::ErrorBand& b, std::size_t wrap_at);
+[[nodiscard]] std::string error_band_line(const workload::ErrorBand& b, std::size_t wrap_at,
+                                          std::string_view label = "error band");
 
 }  // namespace gpuadvisor::report::detail

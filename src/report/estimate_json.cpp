@@ -48,7 +48,9 @@ ojson compute_json(const ComputeEstimate& c) {
              {"energy_kwh", round_significant(c.energy_kwh)},
              {"power_fraction", c.power_fraction},
              {"notes", c.notes},
-             {"error_band", detail::error_band_json(c.error_band)}};
+             {"error_band", detail::error_band_json(c.error_band)},
+             {"latency_error_band",
+              c.serving ? detail::error_band_json(c.latency_band) : nlohmann::ordered_json()}};
   add_serving_compute_json(j, c);
   return j;
 }

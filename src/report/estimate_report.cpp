@@ -125,6 +125,7 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
     out += fmt::format("  {:<14}{}\n", "time", time_line(c));
   }
   out += detail::error_band_line(c.error_band, wrap_at);
+  if (c.serving) out += detail::error_band_line(c.latency_band, wrap_at, "latency band");
   for (const auto& n : c.notes)
     out += wrap_after(fmt::format("  {:<14}", "note"), n, wrap_at, 16) + "\n";
   return out;

@@ -63,6 +63,9 @@ ordered_json recommend_spec(const RecommendedBuild& b, const search::Recommendat
   if (in.prompt_len) wl["prompt_len"] = *in.prompt_len;
   if (in.output_len) wl["output_len"] = *in.output_len;
   if (in.concurrency) wl["concurrency"] = *in.concurrency;
+  if (in.request_rate) wl["request_rate"] = *in.request_rate;
+  if (in.num_prompts) wl["num_prompts"] = *in.num_prompts;
+  if (in.chunked_prefill) wl["chunked_prefill"] = *in.chunked_prefill;
   if (in.expert_parallel) wl["ep"] = *in.expert_parallel;
   if (in.attention_dp) wl["attention_dp"] = *in.attention_dp;
   if (in.engine) wl["engine"] = workload::to_string(*in.engine);

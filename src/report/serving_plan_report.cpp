@@ -12,6 +12,7 @@
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "serving_report.hpp"
 
 namespace gpuadvisor::report {
 namespace {
@@ -89,8 +90,8 @@ ojson option_json(const search::ServingOption& o, const search::Request& req) {
       {"tpot_s", round_significant(o.speed.tpot_s)},
       {"output_tokens_per_second_per_replica", round_significant(o.speed.output_tokens_per_second)},
       {"per_request_tokens_per_second", round_significant(o.speed.per_request_tokens_per_second)},
-      {"per_user_tokens_per_second",
-       round_significant(o.speed.output_tokens_per_second / std::max(1, o.concurrency))},
+      {"per_user_tokens_per_second", round_significant(o.speed.load.output_throughput_per_user)},
+      {"load", serving_load_json(o.speed.load)},
       {"max_concurrency_per_replica", o.speed.max_concurrency},
       {"device_bytes_per_gpu", std::round(o.memory.device)},
       {"gpu_price_usd", std::round(o.gpu_usd)},
@@ -151,11 +152,13 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
   };
   line("concurrency", fmt::format("{} requests per replica (memory holds {})", b.concurrency,
                                   b.speed.max_concurrency));
+  const auto& l = b.speed.load;
   line("latency",
-       fmt::format("{:.1f} tokens/s per user with the others' prefills ({:.1f} ms per decode "
-                   "step); TTFT {:.0f} ms",
-                   b.speed.output_tokens_per_second / b.concurrency, b.speed.tpot_s * 1e3,
-                   b.speed.ttft_s * 1e3));
+       fmt::format("{:.1f} tokens/s per user: TPOT {:.1f} ms mean, {:.1f} ms p99, with the "
+                   "others' prompts in the steps ({:.1f} ms a decode step); TTFT {:.0f} ms mean, "
+                   "{:.0f} ms p99 (steady state, as a benchmark at {} in flight measures them)",
+                   l.output_throughput_per_user, l.tpot.mean * 1e3, l.tpot.p99 * 1e3,
+                   b.speed.step_s * 1e3, l.ttft.mean * 1e3, l.ttft.p99 * 1e3, b.concurrency));
   line("throughput", fmt::format("{} output tokens/s per replica, {} in all",
                                  format_number(b.speed.output_tokens_per_second),
                                  format_number(b.speed.output_tokens_per_second * b.replicas)));
@@ -197,7 +200,7 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
     t.add_row({o.gpu, fmt::format("{}", o.servers),
                fmt::format("{}x{}{}{}", o.replicas, o.gpus, ep, dp), weights(o), kv(o),
                fmt::format("{}", o.concurrency),
-               fmt::format("{:.1f}", o.speed.output_tokens_per_second / o.concurrency),
+               fmt::format("{:.1f}", o.speed.load.output_throughput_per_user),
                format_number(o.speed.output_tokens_per_second * o.replicas), money(o.total_usd)});
   }
   out += t.render(2, width);

@@ -13,14 +13,13 @@
 #include "../workload/model.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/report/text.hpp"
 
 namespace gpuadvisor::report {
 namespace {
 
 using ojson = nlohmann::ordered_json;
 using namespace workload;
-
-std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
 
 std::string kv_name(const Workload& w) {
   if (w.kv_precision != KvPrecision::automatic) return std::string(to_string(w.kv_precision));
@@ -52,6 +51,9 @@ ojson serving_workload_json(const Workload& w) {
   return {{"prompt_len", w.prompt_len},
           {"output_len", w.output_len},
           {"concurrency", w.batch_size},
+          {"request_rate", w.request_rate > 0 ? ojson(w.request_rate) : ojson()},
+          {"num_prompts", w.num_prompts > 0 ? ojson(w.num_prompts) : ojson()},
+          {"chunked_prefill", w.chunked_prefill},
           {"engine", std::string(to_string(w.engine))},
           {"kv_cache_precision", std::string(to_string(w.kv_precision))},
           {"kv_bytes_per_element", s.kv_bytes},
@@ -62,11 +64,37 @@ ojson serving_workload_json(const Workload& w) {
           {"weight_bits", round_significant(workload::detail::weight_bits(w.precision, w.quant))}};
 }
 
+ojson serving_load_json(const ServingLoad& l) {
+  auto stat = [](const char* name, const LatencyStats& x, ojson& o) {
+    o[fmt::format("mean_{}_ms", name)] = round_significant(x.mean * 1e3);
+    o[fmt::format("median_{}_ms", name)] = round_significant(x.median * 1e3);
+    o[fmt::format("p99_{}_ms", name)] = round_significant(x.p99 * 1e3);
+  };
+  ojson o = {{"request_rate", l.request_rate > 0 ? ojson(l.request_rate) : ojson()},
+             {"max_concurrency", l.max_concurrency > 0 ? ojson(l.max_concurrency) : ojson()},
+             {"num_prompts", l.num_prompts},
+             {"warmup_prompts", l.warmup},
+             {"cooldown_prompts", l.cooldown},
+             {"engine_max_running", l.engine_max_running},
+             {"step_tokens", l.step_tokens},
+             {"duration_s", round_significant(l.duration_s)},
+             {"request_throughput", round_significant(l.request_throughput)},
+             {"output_throughput", round_significant(l.output_throughput)},
+             {"output_throughput_per_user", round_significant(l.output_throughput_per_user)}};
+  stat("ttft", l.ttft, o);
+  stat("tpot", l.tpot, o);
+  stat("itl", l.itl, o);
+  stat("e2el", l.e2el, o);
+  o["mean_running"] = round_significant(l.mean_running);
+  o["saturated"] = l.saturated;
+  return o;
+}
+
 void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
   if (!c.serving) {
     for (const char* k :
          {"ttft_s", "tpot_s", "output_tokens_per_second", "per_request_tokens_per_second",
-          "prefill_s", "max_concurrency", "decode_step"}) {
+          "prefill_s", "max_concurrency", "decode_step", "load"}) {
       j[k] = nullptr;
     }
     return;
@@ -78,7 +106,8 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
   j["per_request_tokens_per_second"] = round_significant(s.per_request_tokens_per_second);
   j["prefill_s"] = round_significant(s.prefill_s);
   j["max_concurrency"] = s.max_concurrency;
-  j["decode_step"] = {{"weights_s", round_significant(s.step_weights_s)},
+  j["decode_step"] = {{"seconds", round_significant(s.step_s)},
+                      {"weights_s", round_significant(s.step_weights_s)},
                       {"kv_cache_s", round_significant(s.step_kv_s)},
                       {"matmul_s", round_significant(s.step_compute_s)},
                       {"elementwise_s", round_significant(s.step_elementwise_s)},
@@ -86,6 +115,7 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
                       {"moe_exchange_s", round_significant(s.step_moe_comm_s)},
                       {"expert_imbalance", round_significant(s.expert_imbalance)},
                       {"engine_s", round_significant(s.step_overhead_s)}};
+  j["load"] = serving_load_json(s.load);
 }
 
 std::string serving_batch_line(const Workload& w) {
@@ -122,20 +152,81 @@ std::string serving_kv_note(const Workload& w, const MemoryBreakdown& m) {
                      w.prompt_len + w.output_len, format_bytes(m.kv_cache_average));
 }
 
+namespace {
+
+std::string load_text(const Workload& w, const ServingLoad& l) {
+  std::string how =
+      l.request_rate > 0
+          ? fmt::format("Poisson arrivals at {:g} requests/s{}", l.request_rate,
+                        l.max_concurrency > 0
+                            ? fmt::format(", at most {} in flight", l.max_concurrency)
+                            : std::string())
+          : fmt::format("{} in flight, a new request as each ends", l.max_concurrency);
+  std::string counted =
+      l.warmup > 0 ? fmt::format(
+                         "steady state: {} of {} requests, the first {} and the last {} "
+                         "left out",
+                         l.num_prompts - l.warmup - l.cooldown, l.num_prompts, l.warmup, l.cooldown)
+                   : fmt::format("{} requests, all counted", l.num_prompts);
+  return fmt::format(
+      "{}; {}; {} schedules {} a step{}{}", how, counted, to_string(w.engine),
+      l.step_tokens > 0 ? fmt::format("{} tokens", l.step_tokens) : std::string("a whole batch"),
+      l.step_tokens > 0 && !w.chunked_prefill ? " (whole prompts)" : "",
+      l.engine_max_running < (1 << 20)
+          ? fmt::format(", at most {} requests at once", l.engine_max_running)
+          : std::string());
+}
+
+/// A latency: milliseconds below a second, else seconds.
+std::string span(double s) {
+  if (s < 1) return fmt::format("{:.1f} ms", s * 1e3);
+  return s < 100 ? fmt::format("{:.2f} s", s) : fmt::format("{:.0f} s", s);
+}
+
+std::string serving_load_lines(const Workload& w, const ServingSpeed& s, int gpus,
+                               std::size_t wrap_at) {
+  const auto& l = s.load;
+  auto stat = [](const LatencyStats& x) {
+    return fmt::format("mean {}, median {}, p99 {}", span(x.mean), span(x.median), span(x.p99));
+  };
+  std::string out;
+  auto line = [&](std::string_view label, const std::string& body) {
+    out += wrap_after(fmt::format("  {:<14}", label), body, wrap_at, 16) + "\n";
+  };
+  line("load", load_text(w, l));
+  line("TTFT", stat(l.ttft) + " (request sent to first token: queueing and the prompt)");
+  if (w.output_len > 1) {
+    line("TPOT", fmt::format("{} per output token after the first ({} tokens/s per user)",
+                             stat(l.tpot), format_number(l.output_throughput_per_user, 1)));
+    line("ITL", fmt::format("{} between tokens ({})", stat(l.itl),
+                            l.request_rate > 0
+                                ? fmt::format("the engine ran {:.1f} requests at once on average",
+                                              l.mean_running)
+                                : fmt::format("one decode step with all {} decoding: {}",
+                                              w.batch_size, span(s.step_s))));
+  }
+  line("E2E latency", stat(l.e2el) + " (request sent to last token)");
+  line("throughput",
+       fmt::format("{} output tokens/s in all ({} per GPU), {} requests/s; {} tokens/s per request",
+                   format_number(l.output_throughput), format_number(l.output_throughput / gpus),
+                   format_number(l.request_throughput, 2),
+                   format_number(s.per_request_tokens_per_second, 1)));
+  if (l.saturated) {
+    line("overloaded",
+         "arrivals outpace the replica: its queue grows for as long as they come, so TTFT grows "
+         "with --num-prompts");
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string serving_compute_lines(const Workload& w, const ComputeEstimate& c,
                                   const catalog::Gpu& g, int gpus, std::size_t wrap_at) {
-  (void)wrap_at;
   if (!c.serving) return "";
   const auto& s = *c.serving;
   std::string out;
-  out += fmt::format("  {:<14}{} (prefill of one {}-token prompt)\n", "TTFT", ms(s.ttft_s),
-                     w.prompt_len);
-  out +=
-      fmt::format("  {:<14}{} per output token at {} in flight ({} tokens/s per request)\n", "TPOT",
-                  ms(s.tpot_s), w.batch_size, format_number(s.per_request_tokens_per_second, 1));
-  out += fmt::format("  {:<14}{} output tokens/s in all ({} per GPU), prefill included\n",
-                     "throughput", format_number(s.output_tokens_per_second),
-                     format_number(s.output_tokens_per_second / gpus));
+  out += serving_load_lines(w, s, gpus, wrap_at);
   const auto& p = engine_profile(w.engine);
   const std::string name = fraction_name(p);
   if (!name.empty()) {

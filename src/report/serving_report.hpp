@@ -13,6 +13,9 @@ namespace gpuadvisor::report {
 [[nodiscard]] bool is_serving(const workload::Workload& w);
 /// workload.serving: lengths, concurrency, engine, formats; null otherwise.
 [[nodiscard]] nlohmann::ordered_json serving_workload_json(const workload::Workload& w);
+/// A simulated serving benchmark's figures, named as `vllm bench serve`'s
+/// result JSON names them (mean_ttft_ms, p99_itl_ms, output_throughput, ...).
+[[nodiscard]] nlohmann::ordered_json serving_load_json(const workload::ServingLoad& l);
 /// The serving keys of a compute object (null values when not serving).
 void add_serving_compute_json(nlohmann::ordered_json& j, const workload::ComputeEstimate& c);
 /// "requests" line of the header.

@@ -22,32 +22,28 @@ namespace {
 using workload::KvPrecision;
 using workload::Precision;
 
-/// What one user sees with `c` requests in flight: requests arrive back to
-/// back, so every request's prefill shares the replica with the others'
-/// decode steps (output tokens/s of the replica / c).
-double user_rate(const workload::ServingSpeed& s, int c) {
-  return s.output_tokens_per_second / std::max(1, c);
-}
+/// What one user sees once the first token has come, with the others'
+/// prompts chunked into the steps (the benchmarks' per-user output rate).
+double user_rate(const workload::ServingSpeed& s) { return s.load.output_throughput_per_user; }
 
-bool meets(const workload::ServingSpeed& s, int c, const ServingTarget& t) {
-  return (!t.tokens_per_second_user || user_rate(s, c) >= *t.tokens_per_second_user) &&
+bool meets(const workload::ServingSpeed& s, const ServingTarget& t) {
+  return (!t.tokens_per_second_user || user_rate(s) >= *t.tokens_per_second_user) &&
          (!t.max_tpot_s || s.tpot_s <= *t.max_tpot_s) &&
          (!t.max_ttft_s || s.ttft_s <= *t.max_ttft_s);
 }
 
 /// The most requests per replica (0 if none) that meet the target's rates
-/// and bounds and whose final contexts the engine's KV pool holds; `one` is
-/// the speed at one request (its max_concurrency the pool's capacity).
-int best_concurrency(workload::Workload& w, const catalog::Gpu& g, int n, const ServingTarget& t,
-                     const workload::ServingSpeed& one) {
-  const int cap = one.max_concurrency;
-  if (cap <= 0 || !meets(one, 1, t)) return 0;
+/// and bounds and whose final contexts the engine's KV pool holds, by
+/// bisection over [lo, hi] (the per-request speed falls as requests grow),
+/// the speed at `detail`.
+int most_requests(workload::Workload& w, const catalog::Gpu& g, int n, const ServingTarget& t,
+                  workload::LoadDetail detail, int lo, int hi) {
   auto ok = [&](int c) {
     w.batch_size = c;
-    return meets(workload::serving_speed(w, g, n), c, t);
+    return meets(workload::serving_speed(w, g, n, detail), t);
   };
-  int lo = 1, hi = std::min(cap, static_cast<int>(workload::k::kMaxBatch));
-  while (lo < hi) {  // largest c with ok(c): per-request speed falls as c grows
+  if (hi < lo || !ok(lo)) return 0;
+  while (lo < hi) {
     const int mid = lo + (hi - lo + 1) / 2;
     if (ok(mid)) {
       lo = mid;
@@ -56,6 +52,34 @@ int best_concurrency(workload::Workload& w, const catalog::Gpu& g, int n, const 
     }
   }
   return lo;
+}
+
+/// The closed form's answer (`guess`) checked by the simulation: the most
+/// requests the simulated steady state serves within the target, searched
+/// near the guess first (they rarely differ by half).
+int simulated_requests(workload::Workload& w, const catalog::Gpu& g, int n, const ServingTarget& t,
+                       int guess, int cap) {
+  using workload::LoadDetail;
+  w.batch_size = guess;
+  if (meets(workload::serving_speed(w, g, n, LoadDetail::means), t)) {
+    const int hi = std::min(cap, 2 * guess);
+    const int c = most_requests(w, g, n, t, LoadDetail::means, guess, hi);
+    return c < hi ? c : most_requests(w, g, n, t, LoadDetail::means, hi, cap);
+  }
+  const int lo = std::max(1, guess / 2);
+  const int c = most_requests(w, g, n, t, LoadDetail::means, lo, guess - 1);
+  return c > 0 || lo == 1 ? c : most_requests(w, g, n, t, LoadDetail::means, 1, lo - 1);
+}
+
+/// Replicas of `o` the target's users and throughput need.
+int replicas_for(const ServingOption& o, const ServingTarget& t) {
+  int replicas = 1;
+  if (t.users) replicas = std::max(replicas, (*t.users + o.concurrency - 1) / o.concurrency);
+  if (t.throughput) {
+    replicas = std::max(
+        replicas, static_cast<int>(std::ceil(*t.throughput / o.speed.output_tokens_per_second)));
+  }
+  return replicas;
 }
 
 std::optional<std::pair<double, std::string>> cloud_rate(const catalog::Catalog& cat,
@@ -112,11 +136,9 @@ bool bf16_capable(const catalog::Catalog& cat, const catalog::Gpu& g) {
 std::vector<const catalog::Gpu*> gpu_models(const catalog::Catalog& cat, const Constraints& cons) {
   std::map<std::string, const catalog::Gpu*> best;
   for (const auto& g : cat.gpus) {
+    // Consumer cards too: they serve 7-32B models in practice; RISK006 (the
+    // GeForce licence's "No Datacenter Deployment") judges their builds.
     if (!allowed(g, cons) || g.price.usd <= 0) continue;
-    // GeForce drivers are not licensed for data-center deployment (NVIDIA
-    // GeForce software licence, "No Datacenter Deployment"): a service runs
-    // on consumer cards only when --gpu names one.
-    if (g.market == catalog::GpuMarket::consumer && cons.gpu_id.empty()) continue;
     auto [it, inserted] = best.try_emplace(plan_key(g), &g);
     const Cents a = to_cents(g.price.usd), b = to_cents(it->second->price.usd);
     if (!inserted && (a < b || (a == b && g.id < it->second->id))) it->second = &g;
@@ -176,7 +198,9 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
   const int max_per_replica =
       cons.max_gpus > 0 ? std::min(cons.max_gpus, per_replica_cap) : per_replica_cap;
   const Context ctx(cat, rules, base, rules::Site{}, rules::DataPlan{});
-  std::optional<ServingOption> fastest;  // lowest TPOT at concurrency 1, for "missing"
+  // The fastest at concurrency 1, for "missing": the option, its workload.
+  std::optional<ServingOption> fastest;
+  std::optional<workload::Workload> fastest_w;
   for (const catalog::Gpu* gp : gpu_models(cat, cons)) {
     const catalog::Gpu& g = *gp;
     std::vector<std::pair<ServingOption, workload::Workload>> meeting;
@@ -202,24 +226,25 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
           w.kv_precision = kv;
           w.gpu = g.id;
           w.batch_size = 1;
-          const auto one = workload::serving_speed(w, g, n);
+          const auto one = workload::serving_speed(w, g, n, workload::LoadDetail::closed_form);
           if (one.max_concurrency > 0) {
             fits = true;
-            if (!fastest || user_rate(one, 1) > user_rate(fastest->speed, 1)) {
+            if (!fastest || user_rate(one) > user_rate(fastest->speed)) {
               fastest = make_option(g, n, p, w, one);
+              fastest_w = w;
             }
           }
-          const int c = best_concurrency(w, g, n, t, one);
+          // The closed form narrows the search; the simulation decides
+          // for the configurations kept (below).
+          const int cap = std::min(one.max_concurrency, static_cast<int>(workload::k::kMaxBatch));
+          const int c = cap > 0 && meets(one, t)
+                            ? most_requests(w, g, n, t, workload::LoadDetail::closed_form, 1, cap)
+                            : 0;
           if (c <= 0) continue;
           w.batch_size = c;
-          ServingOption o = make_option(g, n, p, w, workload::serving_speed(w, g, n));
-          int replicas = 1;
-          if (t.users) replicas = std::max(replicas, (*t.users + c - 1) / c);
-          if (t.throughput) {
-            replicas = std::max(
-                replicas,
-                static_cast<int>(std::ceil(*t.throughput / o.speed.output_tokens_per_second)));
-          }
+          ServingOption o = make_option(
+              g, n, p, w, workload::serving_speed(w, g, n, workload::LoadDetail::closed_form));
+          const int replicas = replicas_for(o, t);
           o.replicas = replicas;
           // The same GPUs with less precise weights or KV cost the same but
           // for the drive the weights take: the more precise one is kept
@@ -231,6 +256,17 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
         }
       }
     }
+    // Each configuration kept, simulated: its requests per replica as the
+    // simulated steady state allows them, and the replicas the target needs.
+    std::erase_if(meeting, [&](auto& m) {
+      auto& [o, w] = m;
+      const int c = simulated_requests(w, g, o.gpus, t, o.concurrency, o.speed.max_concurrency);
+      if (c <= 0) return true;
+      w.batch_size = c;
+      o = make_option(g, o.gpus, o.precision, w, workload::serving_speed(w, g, o.gpus));
+      o.replicas = replicas_for(o, t);
+      return false;
+    });
     if (meeting.empty()) {
       plan.rejected.push_back(
           {g.id, g.name,
@@ -257,19 +293,22 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
            std::tuple{b.total_usd, b.total_gpus(), b.gpu};
   });
   if (plan.options.empty()) {
+    // Its medians and p99s: the search kept means only.
+    if (fastest)
+      fastest->speed = workload::serving_speed(*fastest_w, *cat.gpu(fastest->gpu), fastest->gpus);
     plan.closest = fastest;
     const double tpot = plan.tpot_bound_s;
     if (!fastest) {
       plan.missing = "the model does not fit any allowed GPU at up to " +
                      fmt::format("{} GPUs per replica, even with int4 weights", max_per_replica);
     } else if ((t.tokens_per_second_user &&
-                user_rate(fastest->speed, 1) < *t.tokens_per_second_user) ||
+                user_rate(fastest->speed) < *t.tokens_per_second_user) ||
                (tpot > 0 && fastest->speed.tpot_s > tpot)) {
       plan.missing = fmt::format(
           "no allowed GPU serves one request fast enough: the fastest, {}x {} with {} weights, "
           "gives {:.1f} tokens/s ({:.1f} ms per token, {:.0f} ms of prefill)",
           fastest->gpus, fastest->gpu, workload::to_string(fastest->precision),
-          user_rate(fastest->speed, 1), fastest->speed.tpot_s * 1e3, fastest->speed.ttft_s * 1e3);
+          user_rate(fastest->speed), fastest->speed.tpot_s * 1e3, fastest->speed.ttft_s * 1e3);
     } else if (t.max_ttft_s && fastest->speed.ttft_s > *t.max_ttft_s) {
       plan.missing = fmt::format(
           "no allowed GPU meets the time to first token: the fastest prefill is {:.0f} ms ({}x "

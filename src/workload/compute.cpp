@@ -208,7 +208,8 @@ ComputeEstimate compute(const Workload& w, const catalog::Gpu& g, int gpus) {
   c.gpu_hours = c.time_hours * n;
   c.power_fraction = k::kTrainingPowerFraction;
   c.energy_kwh = c.gpu_hours * g.power_w * c.power_fraction / 1000;
-  c.error_band = error_band(w);
+  c.error_band = error_band(w, g.vendor);
+  if (c.serving) c.latency_band = error_band(w, g.vendor, Figure::latency);
   return c;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/workload/serving.hpp"
 
@@ -36,33 +37,38 @@ constexpr double kHfStep = 1.0e-3;
 
 constexpr std::array kEngines{
     EngineProfile{Engine::vllm, "vllm", MemoryPolicy::share_of_total, 0.90, 16, true, kGraphBytes,
-                  8192, true, kVllmStep, 0, KvReads::grouped,
+                  8192, true, kVllmStep, 0, KvReads::grouped, Scheduler::mixed, true,
                   "vllm-project/vllm vllm/engine/arg_utils.py EngineArgs (gpu_memory_utilization "
                   "0.90, block_size 16, enforce_eager False: CUDA graphs; max_num_batched_tokens "
-                  "8192 for the OpenAI server)"},
-    EngineProfile{Engine::sglang, "sglang", MemoryPolicy::static_share, 0.88, 1, true, kGraphBytes,
-                  8192, true, kSglangStep, 0, KvReads::grouped,
-                  "sgl-project/sglang python/sglang/srt/server_args.py (mem_fraction_static 0.88 "
-                  "at TP 1, 0.87 TP 2, 0.85 TP 4, 0.81 TP 8, 0.79 TP 16; page_size 1; "
-                  "chunked_prefill_size 8192; CUDA graphs on)"},
+                  "8192 for the OpenAI server); vllm/v1/core/sched/scheduler.py (running requests "
+                  "first, new prompts chunked into the rest of the token budget)"},
+    EngineProfile{
+        Engine::sglang, "sglang", MemoryPolicy::static_share, 0.88, 1, true, kGraphBytes, 8192,
+        true, kSglangStep, 0, KvReads::grouped, Scheduler::prefill_first, true,
+        "sgl-project/sglang python/sglang/srt/server_args.py (mem_fraction_static 0.88 "
+        "at TP 1, 0.87 TP 2, 0.85 TP 4, 0.81 TP 8, 0.79 TP 16; page_size 1; "
+        "chunked_prefill_size 8192; CUDA graphs on; enable_mixed_chunk False); "
+        "managers/scheduler.py get_next_batch_to_run (\"Run prefill first if possible\")"},
     EngineProfile{Engine::trtllm, "trtllm", MemoryPolicy::share_of_free, 0.90, 32, true, 0, 8192,
-                  false, kTrtStep, 0, KvReads::grouped,
+                  false, kTrtStep, 0, KvReads::grouped, Scheduler::mixed, false,
                   "NVIDIA/TensorRT-LLM docs/source/examples/kvcacheconfig.md (free_gpu_memory_"
                   "fraction 0.9 of the memory free after the weights); llm_args.py (tokens_per_"
-                  "block 32, max_num_tokens 8192); XQA generation kernel for GQA "
-                  "(docs/source/advanced/gpt-attention.md); compiled engine, its own allocator"},
+                  "block 32, max_num_tokens 8192, enable_chunked_prefill False, "
+                  "GUARANTEED_NO_EVICT); builder.py BuildConfig (max_batch_size 2048); XQA "
+                  "generation kernel for GQA (docs/source/advanced/gpt-attention.md); in-flight "
+                  "batching mixes context and generation requests"},
     // v0.6.1's gptSessionBenchmark (the published v0.6.1 performance tables):
     // static batching with the KV cache sized to batch x (input + output);
     // the masked-MHA generation kernel runs one block per query head, so a
     // GQA KV head is streamed once per query head of its group (XQA, which
     // reads it once per group, came later).
     EngineProfile{Engine::trtllm_0_6, "trtllm-0.6", MemoryPolicy::static_batch, 0, 0, true, 0, 0,
-                  false, kTrtStep, 0, KvReads::per_head,
+                  false, kTrtStep, 0, KvReads::per_head, Scheduler::static_batch, false,
                   "NVIDIA/TensorRT-LLM v0.6.1 docs/source/performance.md (gptSessionBenchmark, "
                   "static batching); cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention "
                   "(one thread block per query head)"},
     EngineProfile{Engine::hf, "hf", MemoryPolicy::grows_on_demand, 0, 0, false, 0, 0, true, kHfStep,
-                  kHfLayer, KvReads::repeated,
+                  kHfLayer, KvReads::repeated, Scheduler::static_batch, false,
                   "huggingface/transformers generate (DynamicCache grows per token; eager "
                   "PyTorch, no CUDA graphs: docs/source/en/llm_optims.md; modeling_llama.py "
                   "repeat_kv copies each KV head to its query heads)"},
@@ -112,6 +118,54 @@ double engine_memory_fraction(const EngineProfile& p, int tp) {
   if (tp >= 4) return 0.85;
   if (tp >= 2) return 0.87;
   return 0.88;
+}
+
+// vLLM's OpenAI server (vllm/engine/arg_utils.py get_batch_defaults, 2026):
+// GPUs of 160 GiB and more schedule 16,384 tokens a step; of 70 GiB and
+// more, A100s excepted ("Setting large max_num_batched_tokens for A100
+// reduces throughput", PR #17885), 8,192 and 1,024 sequences; the rest
+// 2,048 and 256. SGLang's chunked_prefill_size by GPU memory
+// (server_args.py _handle_gpu_memory_settings): under 35 GiB 2,048, under
+// 60 GiB 4,096, under 160 GiB 8,192, above 16,384; max_running_requests
+// follows the KV pool (at least 2,048 of its slots). TensorRT-LLM:
+// max_num_tokens 8,192 and max_batch_size 2,048 (BuildConfig, trtllm-serve).
+namespace {
+double gib(const catalog::Gpu& g) { return g.memory_gb * 1e9 / kGiB; }
+bool is_a100(const catalog::Gpu& g) { return g.id.find("a100") != std::string::npos; }
+}  // namespace
+
+int engine_step_tokens(const EngineProfile& p, const catalog::Gpu& g) {
+  const double mem = gib(g);
+  switch (p.engine) {
+    case Engine::vllm:
+      if (mem >= 160) return 16384;
+      return mem >= 70 && !is_a100(g) ? 8192 : 2048;
+    case Engine::sglang:
+      if (mem < 35) return 2048;
+      if (mem < 60) return 4096;
+      return mem < 160 ? 8192 : 16384;
+    case Engine::trtllm:
+      return 8192;
+    case Engine::trtllm_0_6:
+    case Engine::hf:
+      break;
+  }
+  return 0;
+}
+
+int engine_max_running(const EngineProfile& p, const catalog::Gpu& g) {
+  switch (p.engine) {
+    case Engine::vllm:
+      return gib(g) >= 70 && !is_a100(g) ? 1024 : 256;
+    case Engine::sglang:
+      return 4096;
+    case Engine::trtllm:
+      return 2048;
+    case Engine::trtllm_0_6:
+    case Engine::hf:
+      break;
+  }
+  return 1 << 20;  // static batches: whatever the memory holds
 }
 
 std::string_view to_string(Engine e) { return engine_profile(e).name; }

@@ -20,7 +20,10 @@ constexpr std::array kKinds{
     AccuracyKind{"training-moe", "mixture-of-experts training"},
     AccuracyKind{"adapters", "LoRA and QLoRA fine-tuning"},
     AccuracyKind{"cnn", "CNN training"},
-    AccuracyKind{"serving", "serving (inference)"},
+    AccuracyKind{"serving", "serving throughput (output tokens/s)"},
+    AccuracyKind{"serving-latency", "serving latency (TTFT, TPOT, end-to-end)"},
+    AccuracyKind{"serving-amd", "serving throughput on AMD GPUs"},
+    AccuracyKind{"serving-amd-latency", "serving latency on AMD GPUs"},
 };
 
 struct BandRow {
@@ -57,17 +60,23 @@ const AccuracyKind& kind_named(std::string_view id) {
 
 std::span<const AccuracyKind> accuracy_kinds() { return kKinds; }
 
-const AccuracyKind& accuracy_kind(const Workload& w) {
-  if (!w.training()) return kind_named("serving");
+const AccuracyKind& accuracy_kind(const Workload& w, std::string_view vendor, Figure figure) {
+  if (!w.training()) {
+    // Serving: throughput and latency each have their own band, and AMD's
+    // engines (ROCm kernels) theirs.
+    const bool amd = vendor == "amd", latency = figure == Figure::latency;
+    if (amd) return kind_named(latency ? "serving-amd-latency" : "serving-amd");
+    return kind_named(latency ? "serving-latency" : "serving");
+  }
   if (w.arch.kind == catalog::ModelKind::cnn) return kind_named("cnn");
   if (w.adapters()) return kind_named("adapters");
   if (w.arch.moe()) return kind_named("training-moe");
   return kind_named(w.gpus <= 8 ? "training-node" : "training-cluster");
 }
 
-ErrorBand error_band(const Workload& w) {
+ErrorBand error_band(const Workload& w, std::string_view vendor, Figure figure) {
   if (w.mfu && w.training()) return {kGivenMfu, "a job whose utilisation is given (--mfu)"};
-  const auto& kind = accuracy_kind(w);
+  const auto& kind = accuracy_kind(w, vendor, figure);
   ErrorBand b{kind.id, kind.what};
   for (const auto& row : kBands) {
     if (row.kind == kind.id) {
@@ -99,10 +108,11 @@ ErrorBand summarise_band(const AccuracyKind& kind, std::vector<double> errors) {
 
 std::string error_band_text(const ErrorBand& b) {
   if (b.supported()) {
+    const bool latency = b.kind.ends_with("latency");
     return fmt::format(
-        "time ±{:.0f} %: {} of {} public runs of {} fell inside (the validation half: no "
+        "{} ±{:.0f} %: {} of {} public runs of {} fell inside (the validation half: no "
         "constant fitted to them)",
-        100 * b.band, b.inside, b.cases, b.what);
+        latency ? "latency" : "time", 100 * b.band, b.inside, b.cases, b.what);
   }
   if (b.kind == kGivenMfu) return "not the model's: the utilisation was given (--mfu)";
   if (b.cases == 0) {

@@ -124,6 +124,9 @@ WorkloadInput parse_workload_json(const nlohmann::json& v, const std::string& pa
   in.prompt_len = r.integer("prompt_len", kIntMin, kIntMax, Need::optional);
   in.output_len = r.integer("output_len", kIntMin, kIntMax, Need::optional);
   in.concurrency = r.integer("concurrency", kIntMin, kIntMax, Need::optional);
+  in.request_rate = r.number("request_rate", -kNumMax, kNumMax, Need::optional);
+  in.num_prompts = r.integer("num_prompts", kIntMin, kIntMax, Need::optional);
+  in.chunked_prefill = r.boolean("chunked_prefill", Need::optional);
   in.expert_parallel = r.integer("ep", kIntMin, kIntMax, Need::optional);
   in.attention_dp = r.integer("attention_dp", kIntMin, kIntMax, Need::optional);
   in.engine = named<Engine>(r, "engine", kEngineNames, parse_engine);

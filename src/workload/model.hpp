@@ -72,6 +72,8 @@ void resolve_expert_layout(const WorkloadInput& in, Workload& w, const Origin& o
 /// How many times decode reads each KV head under the engine's attention
 /// kernel (g = query heads per KV head: 1, g, or 1 + 2g for repeat_kv).
 [[nodiscard]] double kv_read_factor(const EngineProfile& p, const Architecture& a);
+/// `tokens` of context rounded up to whole KV blocks of `block` tokens.
+[[nodiscard]] double rounded_context(double tokens, int block);
 /// KV-cache bytes of one token on one of `gpus` tensor-parallel GPUs (KV
 /// heads are replicated when there are more GPUs than KV heads).
 [[nodiscard]] double kv_bytes_per_token(const Architecture& a, const Settings& s, int gpus);

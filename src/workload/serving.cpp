@@ -37,12 +37,12 @@ constexpr double kFp8Bits = 8;
 /// Bytes per element of the 16-bit activations, KV and unquantised weights.
 constexpr double kAct = 2;
 
+}  // namespace
+
 double rounded_context(double tokens, int block) {
   if (block <= 1) return tokens;
   return std::ceil(tokens / block) * block;
 }
-
-}  // namespace
 
 double kv_read_factor(const EngineProfile& p, const Architecture& a) {
   const double g = a.kv_heads > 0 ? d(a.heads) / d(a.kv_heads) : 1.0;

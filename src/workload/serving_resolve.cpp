@@ -80,6 +80,9 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
     for (auto [given, field] : {std::pair{in.prompt_len.has_value(), "prompt_len"},
                                 {in.output_len.has_value(), "output_len"},
                                 {in.concurrency.has_value(), "concurrency"},
+                                {in.request_rate.has_value(), "request_rate"},
+                                {in.num_prompts.has_value(), "num_prompts"},
+                                {in.chunked_prefill.has_value(), "chunked_prefill"},
                                 {in.kv_precision.has_value(), "kv_cache_precision"},
                                 {in.engine.has_value(), "engine"},
                                 {in.quant.has_value(), "quant"},
@@ -107,6 +110,12 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
   const auto prompt = ranged("prompt_len", in.prompt_len, k::kMaxSeqLen);
   const auto output = ranged("output_len", in.output_len, k::kMaxSeqLen);
   const auto conc = ranged("concurrency", in.concurrency, k::kMaxBatch);
+  const auto prompts = ranged("num_prompts", in.num_prompts, k::kMaxPrompts);
+  if (in.request_rate && !(*in.request_rate > 0 && *in.request_rate <= k::kMaxRequestRate)) {
+    error("request_rate", fmt::format("expected requests per second above 0 and at most {:.0f}, "
+                                      "got {:g}",
+                                      k::kMaxRequestRate, *in.request_rate));
+  }
   if (!diags.empty()) return;
 
   // Lengths: --seq-len stays the whole context (prompt + output).
@@ -157,18 +166,43 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
                                      flag("concurrency"), flag("batch_size")));
     return;
   }
-  if (conc) w.batch_size = *conc;
+  if (conc) {
+    w.batch_size = *conc;
+    std::erase_if(w.assumptions,
+                  [](const std::string& a) { return a.starts_with("micro-batch per GPU:"); });
+  }
   if (!conc && !in.batch_size) {
     for (auto& a : w.assumptions) {
       if (a.starts_with("micro-batch per GPU:")) {
-        a = fmt::format("concurrency: 1 request in flight (no {})", flag("concurrency"));
+        a = in.request_rate
+                ? fmt::format(
+                      "memory at 1 request in flight; the engine runs what "
+                      "arrives, up to what its KV pool holds (no {})",
+                      flag("concurrency"))
+                : fmt::format("concurrency: 1 request in flight (no {})", flag("concurrency"));
       }
     }
+  }
+  // The benchmark's load (docs/serving.md section 3.2).
+  w.num_prompts = prompts.value_or(0);
+  if (in.request_rate) {
+    w.request_rate = *in.request_rate;
+    w.max_in_flight = conc.value_or(0);
   }
 
   // Engine and its defaults.
   w.engine = in.engine.value_or(Engine::vllm);
   const auto& p = engine_profile(w.engine);
+  w.chunked_prefill = p.chunked_prefill;
+  if (in.chunked_prefill) {
+    if (p.scheduler == Scheduler::static_batch) {
+      error("chunked_prefill", fmt::format("{} runs each batch's prompts in one pass; chunked "
+                                           "prefill applies to vllm, sglang and trtllm",
+                                           p.name));
+      return;
+    }
+    w.chunked_prefill = *in.chunked_prefill;
+  }
   if (!in.engine) assume(fmt::format("engine: vllm (no {})", flag("engine")));
   switch (p.policy) {
     case MemoryPolicy::share_of_total:

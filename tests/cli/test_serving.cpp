@@ -45,8 +45,27 @@ TEST_CASE("estimate: serving lines and JSON fields", "[cli][serving]") {
   CHECK(c["tpot_s"].get<double>() > 0);
   CHECK(c["ttft_s"].get<double>() < c["prefill_s"].get<double>());
   CHECK(c["output_tokens_per_second"] == c["tokens_per_second"]);
+  // The load a benchmark puts on it: 480 kept in flight, the steady state
+  // after the first 480, named as vllm bench serve names its results.
+  const auto& l = c["load"];
+  CHECK(l["max_concurrency"] == 480);
+  CHECK(l["num_prompts"] == 4800);
+  CHECK(l["warmup_prompts"] == 480);
+  CHECK(l["request_rate"].is_null());
+  CHECK(c["ttft_s"].get<double>() == Approx(l["mean_ttft_ms"].get<double>() / 1e3));
+  CHECK(c["tpot_s"].get<double>() == Approx(l["mean_tpot_ms"].get<double>() / 1e3));
+  CHECK(c["output_tokens_per_second"] == l["output_throughput"]);
+  // Mutually consistent: one request's rate is its tokens over its latency,
+  // and the requests in flight share the replica's throughput (Little's law).
   CHECK(c["per_request_tokens_per_second"].get<double>() ==
-        Approx(1 / c["tpot_s"].get<double>()).epsilon(1e-3));
+        Approx(2048 / (l["mean_e2el_ms"].get<double>() / 1e3)).epsilon(2e-3));
+  CHECK(480 * c["per_request_tokens_per_second"].get<double>() ==
+        Approx(l["output_throughput"].get<double>()).epsilon(0.02));
+  CHECK(l["median_ttft_ms"].get<double>() <= l["p99_ttft_ms"].get<double>());
+  CHECK(l["median_tpot_ms"].get<double>() <= l["p99_tpot_ms"].get<double>());
+  CHECK(l["mean_e2el_ms"].get<double>() ==
+        Approx(l["mean_ttft_ms"].get<double>() + 2047 * l["mean_tpot_ms"].get<double>())
+            .epsilon(1e-3));
 }
 
 TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[cli][serving]") {
@@ -63,7 +82,14 @@ TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[
     CHECK(o["concurrency_per_replica"] <= o["max_concurrency_per_replica"]);
     const int tp = o["gpus_per_replica"];
     CHECK((tp == 1 || tp == 2 || tp == 4 || tp == 8));  // Llama 3.1 70B: 64 heads, 8 KV heads
-    CHECK(o["gpu"] != "rtx-4090");                      // consumer cards only with --gpu
+  }
+  // Every GPU model is considered, consumer cards too: each is an option or
+  // says why it is not one.
+  for (const char* id : {"rtx-4090", "rtx-5090", "rtx-4080"}) {
+    bool listed = false;
+    for (const auto& o : j["options"]) listed = listed || o["gpu"] == id;
+    for (const auto& x : j["rejected"]) listed = listed || x["gpu"] == id;
+    CHECK(listed);
   }
   // Cheapest total first, each on whole builds: the servers' parts, every
   // replica on one of them.
@@ -88,18 +114,22 @@ TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[
     }
   }
   CHECK(j["missing"].is_null());
-  CHECK(j["schema_version"] == 2);
-  // The cheapest on the embedded catalog: one PCIe server with a pair of
-  // NVLink-bridged H100 NVLs, FP8 weights, all 50 users on that replica.
+  CHECK(j["schema_version"] == 3);
+  // The cheapest on the embedded catalog: four towers of one 96 GB RTX PRO
+  // 6000 Workstation each, AWQ int4 weights, 13 users per replica (the
+  // simulated steady state's TPOT stays under 50 ms with the others'
+  // prompts in the steps).
   const auto& best = j["options"][0];
-  CHECK(best["gpu"] == "h100-nvl");
-  CHECK(best["servers"] == 1);
-  CHECK(best["gpus_per_replica"] == 2);
-  CHECK(best["precision"] == "fp8");
-  CHECK(best["concurrency_per_replica"] == 51);
-  CHECK(best["total_price_usd"] == 75586);
-  CHECK(best["gpu_price_usd"] == 56000);
-  CHECK(best["build"]["platform"] == "as-4125gs-tnrt");
+  CHECK(best["gpu"] == "rtx-pro-6000-ws");
+  CHECK(best["servers"] == 4);
+  CHECK(best["gpus_per_replica"] == 1);
+  CHECK(best["precision"] == "int4");
+  CHECK(best["concurrency_per_replica"] == 13);
+  CHECK(best["total_price_usd"] == 42128);
+  CHECK(best["gpu_price_usd"] == 34260);
+  CHECK(best["build"]["platform"] == "lga1700-b760-entry");
+  CHECK(best["load"]["max_concurrency"] == 13);
+  CHECK(best["per_user_tokens_per_second"] == best["load"]["output_throughput_per_user"]);
   // MI325X: the catalog has no platform for its OAM board.
   bool mi325x = false;
   for (const auto& x : j["rejected"]) {
@@ -187,4 +217,64 @@ TEST_CASE("recommend: serving target flags are checked", "[cli][serving]") {
   CHECK(r.err ==
         "gpuadvisor: error: --max-ttft: expected a time (0.5, 0.5s or 500ms) above 0 "
         "and at most 3600, got \"soon\"\n");
+}
+
+TEST_CASE("estimate: the benchmark load's flags are checked", "[cli][serving]") {
+  // Each bad value: one located error, exit 2, nothing on stdout.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--request-rate", "0"},
+       "--request-rate: expected requests per second above 0 and at most 1000000, got 0"},
+      {{"--request-rate", "-3"},
+       "--request-rate: expected requests per second above 0 and at most 1000000, got -3"},
+      {{"--request-rate", "abc"}, "--request-rate: expected a number, got \"abc\""},
+      {{"--num-prompts", "0"}, "--num-prompts: expected an integer from 1 to 20000, got 0"},
+      {{"--num-prompts", "20001"}, "--num-prompts: expected an integer from 1 to 20000, got 20001"},
+      {{"--chunked-prefill", "maybe"},
+       "--chunked-prefill: unknown value \"maybe\"; expected on or off"},
+      {{"--engine", "hf", "--chunked-prefill", "on"},
+       "--chunked-prefill: hf runs each batch's prompts in one pass; chunked prefill applies "
+       "to vllm, sglang and trtllm"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> a = {"estimate",     "--task", "inference", "--model",
+                                  "llama-3.1-8b", "--gpu",  "h100-sxm"};
+    a.insert(a.end(), flags.begin(), flags.end());
+    const auto r = run(a);
+    CAPTURE(flags);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "gpuadvisor: error: " + message + "\n");
+  }
+  auto t = run({"estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--request-rate", "2"});
+  CHECK(t.exit_code == 2);
+  CHECK(t.err ==
+        "gpuadvisor: error: --request-rate: applies to serving a transformer (task inference)\n");
+  // A serving target sizes replicas at a closed loop of its users.
+  t = run({"recommend", "--task", "inference", "--model", "llama-3.1-8b", "--users", "5",
+           "--tokens-per-second-per-user", "20", "--request-rate", "3"});
+  CHECK(t.exit_code == 2);
+  CHECK(t.err ==
+        "gpuadvisor: error: --request-rate: the plan sizes each replica for its users kept in "
+        "flight (the steady state of a closed loop); drop it\n");
+}
+
+TEST_CASE("estimate: Poisson arrivals print the load and its saturation", "[cli][serving]") {
+  auto r = run({"estimate", "--task", "inference", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
+                "--request-rate", "500", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  CHECK(j["workload"]["serving"]["request_rate"] == 500);
+  const auto& l = j["compute"]["load"];
+  CHECK(l["request_rate"] == 500);
+  CHECK(l["max_concurrency"].is_null());
+  CHECK(l["num_prompts"] == 200);
+  CHECK(l["warmup_prompts"] == 0);
+  CHECK(l["saturated"] == true);
+  auto t = run({"estimate", "--task", "inference", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
+                "--request-rate", "500"});
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("  load          Poisson arrivals at 500 requests/s; 200 requests, all") !=
+        std::string::npos);
+  CHECK(t.out.find("  overloaded    arrivals outpace the replica") != std::string::npos);
+  CHECK(t.out.find("  latency band  ") != std::string::npos);
 }

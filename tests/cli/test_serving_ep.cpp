@@ -66,13 +66,13 @@ TEST_CASE("estimate: a layout the engine does not offer is one error", "[cli][se
 TEST_CASE("recommend: a DeepSeek-V3 serving target takes data-parallel attention",
           "[cli][serving]") {
   const auto r = run({"recommend", "--task", "inference", "--model", "deepseek-v3", "--users",
-                      "200", "--tokens-per-second-per-user", "20", "--format", "json"});
+                      "1000", "--tokens-per-second-per-user", "10", "--format", "json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = json::parse(r.out);
   const auto& best = j["options"][0];
   // Tensor parallelism keeps every request's latent on all 8 GPUs; DP
-  // attention keeps it on one, so 200 users fit one replica.
+  // attention keeps it on one, so 710 users fit one replica of 8.
   CHECK(best["attention_dp"] == 8);
   CHECK(best["gpus_per_replica"] == 8);
   CHECK(best["build"]["spec"]["workloads"][0]["attention_dp"] == 8);

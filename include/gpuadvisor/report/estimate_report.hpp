@@ -13,7 +13,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kEstimateSchemaVersion = 4;
+inline constexpr int kEstimateSchemaVersion = 5;
 
 /// One GPU of the fit table.
 struct EstimateGpuRow {

@@ -198,6 +198,13 @@ inline constexpr double kCnnComputeEfficiency = 0.30;
 /// run on one A100 (batch 60, 128 in / 2048 out, 1,928 tokens/s: bandwidth-bound
 /// with MHA), then used unchanged; copy benchmarks reach 85-90 %.
 inline constexpr double kDecodeBandwidthEfficiency = 0.8;
+/// The same on AMD GPUs under vLLM's ROCm build. Fitted once on the
+/// calibration half's one MI300X serving run (vLLM recipes PR #431,
+/// Qwen3Guard-Gen-8B on one MI300X, 32 in flight, 1,024 / 1,024: 9.42 ms
+/// TPOT, 2,701 output tokens/s), where 0.80 gives 6.9 ms and 3,634 tokens/s;
+/// 0.55 gives 9.45 ms and 2,697. A fit like the 0.80's, on one run; the
+/// validation half's MI300X runs test it (docs/serving.md section 4.4).
+inline constexpr double kDecodeBandwidthEfficiencyRocm = 0.55;
 /// Latency of one small all-reduce between tensor-parallel GPUs (the custom
 /// one-shot all-reduce kernels of vLLM and TensorRT-LLM over NVLink take about
 /// 10 us for decode-sized messages; NCCL over PCIe about 25 us). Two per layer
@@ -218,6 +225,11 @@ inline constexpr int kDefaultCnnBatch = 32;
 inline constexpr double kMinParams = 1e6;
 inline constexpr double kMaxParams = 1e14;
 inline constexpr std::int64_t kMaxBatch = 65536;
+/// Bounds of a serving benchmark's load: the simulation runs a step per
+/// output token of the requests in flight, so 20,000 requests of 2,048
+/// tokens one at a time is about 40 million steps, seconds of work.
+inline constexpr std::int64_t kMaxPrompts = 20000;
+inline constexpr double kMaxRequestRate = 1e6;
 inline constexpr std::int64_t kMaxSeqLen = 10'000'000;
 inline constexpr std::int64_t kMaxGpus = 100'000;
 inline constexpr std::int64_t kMaxLoraRank = 4096;

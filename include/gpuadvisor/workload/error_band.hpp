@@ -22,12 +22,19 @@ struct AccuracyKind {
 /// Every kind, in the order the docs list them.
 [[nodiscard]] std::span<const AccuracyKind> accuracy_kinds();
 
-/// The kind `w` belongs to (its task, model and GPU count).
-[[nodiscard]] const AccuracyKind& accuracy_kind(const Workload& w);
+/// Which figure of a job a band is for: its time or throughput, or (serving)
+/// a latency: TTFT, TPOT, ITL, end-to-end.
+enum class Figure { time, latency };
+
+/// The kind `w` belongs to (its task, model and GPU count; for serving, the
+/// GPU's vendor, "amd" or another, and the figure).
+[[nodiscard]] const AccuracyKind& accuracy_kind(const Workload& w, std::string_view vendor = "",
+                                                Figure figure = Figure::time);
 
 /// The band the validation half gives `w`'s kind (src/workload/validated_bands.inc,
 /// generated from the cases by test_accuracy.cpp).
-[[nodiscard]] ErrorBand error_band(const Workload& w);
+[[nodiscard]] ErrorBand error_band(const Workload& w, std::string_view vendor = "",
+                                   Figure figure = Figure::time);
 
 /// The band a kind's validation errors support: the smallest multiple of 5 %
 /// that holds at least 90 % of them, when there are at least 3 (fewer support

@@ -33,14 +33,51 @@ struct MemoryBreakdown {
   double total = 0;  ///< = device (the sum of the terms above)
 };
 
+/// A latency over the requests (over the output tokens for ITL) as serving
+/// benchmarks report it: mean, median and 99th percentile (linear
+/// interpolation between ranks, numpy's default that `vllm bench serve` uses).
+struct LatencyStats {
+  double mean = 0, median = 0, p99 = 0;
+};
+
+/// What a serving benchmark measures on one replica (serving_sim.cpp): a
+/// simulation of the engine's scheduler, step by step, over `num_prompts`
+/// requests sent at `max_concurrency` in flight (closed loop: `vllm bench
+/// serve --max-concurrency`, genai-perf `--concurrency`) or as Poisson
+/// arrivals at `request_rate` (`--request-rate`). docs/serving.md section 3.2.
+struct ServingLoad {
+  double request_rate = 0;        ///< requests/s, Poisson; 0: a new request as each one ends
+  int max_concurrency = 0;        ///< requests the client keeps in flight (0: no cap)
+  int num_prompts = 0;            ///< requests simulated
+  int warmup = 0;                 ///< of them, sent first and left out of the statistics
+  int cooldown = 0;               ///< sent last and left out of the latencies (the ramp-down)
+  int engine_max_running = 0;     ///< what the engine runs at once: max_num_seqs and its KV pool
+  int step_tokens = 0;            ///< tokens one engine step schedules (0: no limit)
+  double duration_s = 0;          ///< first request sent to last token
+  double request_throughput = 0;  ///< completed requests / duration
+  double output_throughput = 0;   ///< output tokens / duration
+  /// Mean over the requests of 1 / their TPOT: the rate a user sees tokens
+  /// arrive once the first has (AIPerf output_token_throughput_per_user).
+  double output_throughput_per_user = 0;
+  LatencyStats ttft;        ///< request sent to first token: queueing and the prompt's chunks
+  LatencyStats tpot;        ///< per request: (e2el - ttft) / (output tokens - 1)
+  LatencyStats itl;         ///< gaps between consecutive tokens, over all tokens
+  LatencyStats e2el;        ///< request sent to last token
+  double mean_running = 0;  ///< requests the engine ran at once, averaged over time
+  bool saturated = false;   ///< arrivals outpaced the replica: the queue still grew at the end
+};
+
 /// Serving speed: prefill compute-bound over the prompt, decode bandwidth-bound
-/// plus per-step and tensor-parallel costs (docs/serving.md).
+/// plus per-step and tensor-parallel costs, and the benchmark's view of them
+/// under load (docs/serving.md).
 struct ServingSpeed {
-  double ttft_s = 0;     ///< time to first token of one request: its prefill + one decode step
-  double tpot_s = 0;     ///< time per output token: one decode step at the concurrency
+  double ttft_s = 0;     ///< mean time to first token under the load (load.ttft.mean)
+  double tpot_s = 0;     ///< mean time per output token under the load (load.tpot.mean)
+  double step_s = 0;     ///< one decode step with every request in flight decoding
   double prefill_s = 0;  ///< prefill of every request in flight (their prompts together)
-  double output_tokens_per_second = 0;       ///< all requests, prefill time included
-  double per_request_tokens_per_second = 0;  ///< what one user sees while decoding: 1 / tpot
+  double output_tokens_per_second = 0;       ///< all requests (load.output_throughput)
+  double per_request_tokens_per_second = 0;  ///< one request's output tokens / its mean e2el
+  ServingLoad load;
   // One decode step, seconds, by part.
   double step_weights_s = 0;
   double step_kv_s = 0;
@@ -91,6 +128,7 @@ struct ComputeEstimate {
   std::vector<std::string> notes;       ///< e.g. "no FP8 tensor cores: runs at the 16-bit rate"
   std::optional<ServingSpeed> serving;  ///< inference of a transformer
   ErrorBand error_band;                 ///< of the times (docs/estimation.md 8.2)
+  ErrorBand latency_band;               ///< serving: of the latencies (kind empty otherwise)
 };
 
 /// What a fit change does (workload/fit_words.hpp words it).

@@ -13,6 +13,7 @@ struct Origin;
 struct ParamCounts;
 struct Workload;
 struct MemoryBreakdown;
+struct ServingLoad;
 struct ServingSpeed;
 struct ComputeEstimate;
 struct FitChange;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "gpuadvisor/catalog/fwd.hpp"
+
 namespace gpuadvisor::workload {
 
 enum class Engine { vllm, sglang, trtllm, trtllm_0_6, hf };
@@ -32,6 +34,19 @@ enum class KvReads {
   repeated,  ///< copied to every query head first, then read (transformers repeat_kv)
 };
 
+/// How an engine's scheduler fills a step (docs/serving.md section 3.2).
+enum class Scheduler {
+  /// Running decodes first, prompt chunks in the rest of the token budget,
+  /// in one batch (vLLM V1, TensorRT-LLM in-flight batching).
+  mixed,
+  /// A waiting prompt's chunk runs alone and the decodes wait for it
+  /// (SGLang without --enable-mixed-chunk).
+  prefill_first,
+  /// A batch starts when the last ends: its prompts in one pass, then its
+  /// decodes together (TensorRT-LLM 0.6 GptSession, Hugging Face generate).
+  static_batch,
+};
+
 struct EngineProfile {
   Engine engine;
   std::string_view name;
@@ -47,12 +62,23 @@ struct EngineProfile {
   double step_seconds;       ///< fixed cost per decode step: scheduling, sampling, host sync
   double layer_seconds;      ///< per layer and step: kernel launches not hidden by graphs
   KvReads kv_reads;
+  Scheduler scheduler;
+  /// A prompt may be split over steps; otherwise it waits for a step with
+  /// room for all of it (TensorRT-LLM's enable_chunked_prefill False).
+  bool chunked_prefill;
   std::string_view source;
 };
 
 [[nodiscard]] const EngineProfile& engine_profile(Engine e);
 /// SGLang's mem_fraction_static default depends on the tensor-parallel size.
 [[nodiscard]] double engine_memory_fraction(const EngineProfile& p, int tp);
+/// Tokens one step of the engine schedules on `gpu` (vLLM
+/// max_num_batched_tokens, SGLang chunked_prefill_size, TensorRT-LLM
+/// max_num_tokens; 0 for static engines: a whole batch's prompts).
+[[nodiscard]] int engine_step_tokens(const EngineProfile& p, const catalog::Gpu& gpu);
+/// Requests the engine runs at once at most, whatever its KV pool holds
+/// (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size).
+[[nodiscard]] int engine_max_running(const EngineProfile& p, const catalog::Gpu& gpu);
 [[nodiscard]] std::string_view to_string(Engine);
 [[nodiscard]] std::string_view to_string(KvPrecision);
 [[nodiscard]] std::string_view to_string(Quant);

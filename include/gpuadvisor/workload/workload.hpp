@@ -182,6 +182,9 @@ struct WorkloadInput {
   std::optional<std::int64_t> prompt_len;   ///< tokens of each request's prompt
   std::optional<std::int64_t> output_len;   ///< tokens generated per request
   std::optional<std::int64_t> concurrency;  ///< requests in flight (= batch_size for inference)
+  std::optional<double> request_rate;       ///< Poisson arrivals per second (benchmark load)
+  std::optional<std::int64_t> num_prompts;  ///< requests the benchmark load sends
+  std::optional<bool> chunked_prefill;      ///< prompts split over steps; default: the engine's
   std::optional<KvPrecision> kv_precision;
   std::optional<Quant> quant;
   std::optional<Engine> engine;
@@ -274,6 +277,15 @@ struct Workload {
   // Serving (inference only): seq_len = prompt_len + output_len, batch_size = concurrency.
   int prompt_len = 0;
   int output_len = 0;
+  /// The benchmark's load (docs/serving.md section 3.2): Poisson arrivals
+  /// at request_rate per second, at most max_in_flight of them in flight
+  /// (0: no cap); without a rate, batch_size requests kept in flight.
+  double request_rate = 0;
+  int max_in_flight = 0;
+  int num_prompts = 0;  ///< requests the load sends (0: the simulation's default)
+  /// Prompts split over steps (EngineProfile::chunked_prefill unless given:
+  /// TensorRT-LLM's enable_chunked_prefill, NIM's NIM_ENABLE_CHUNKED_PREFILL).
+  bool chunked_prefill = true;
   Engine engine = Engine::vllm;
   KvPrecision kv_precision = KvPrecision::bf16;  ///< resolved: never automatic
   Quant quant = Quant::none;
@@ -335,9 +347,20 @@ void update_counts(Workload& w);
 [[nodiscard]] bool valid_expert_layout(const Architecture& a, Engine engine, int gpus, int ep,
                                        int attention_dp);
 
-/// Serving speed of an inference workload of a transformer (prefill and
-/// decode separately; docs/serving.md).
-[[nodiscard]] ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& gpu, int gpus);
+/// How much of a serving benchmark's statistics serving_speed computes.
+enum class LoadDetail {
+  full,   ///< the simulation: means, medians and p99s
+  means,  ///< the same simulation, means only (a search's checks)
+  /// No simulation: a closed-form steady state of a closed loop (every
+  /// prompt of a round prefilled, then the round's decode steps) that a
+  /// search narrows its choices with before it simulates them; means only.
+  closed_form,
+};
+/// Serving speed of an inference workload of a transformer: the decode step
+/// and prefill, and the load the benchmark puts on one replica simulated
+/// through the engine's scheduler (docs/serving.md section 3).
+[[nodiscard]] ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& gpu, int gpus,
+                                         LoadDetail detail = LoadDetail::full);
 /// Requests whose final context the engine's KV pool holds at its default
 /// memory setting (vLLM gpu_memory_utilization, SGLang mem_fraction_static,
 /// TensorRT-LLM free_gpu_memory_fraction); for hf and static batching, what

