@@ -92,6 +92,7 @@ ojson option_json(const search::ServingOption& o, const search::Request& req) {
       {"per_request_tokens_per_second", round_significant(o.speed.per_request_tokens_per_second)},
       {"per_user_tokens_per_second", round_significant(o.speed.load.output_throughput_per_user)},
       {"load", serving_load_json(o.speed.load)},
+      {"launch", launch_json(o.speed.launch)},
       {"max_concurrency_per_replica", o.speed.max_concurrency},
       {"device_bytes_per_gpu", std::round(o.memory.device)},
       {"gpu_price_usd", std::round(o.gpu_usd)},
@@ -163,6 +164,7 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
                                  format_number(b.speed.output_tokens_per_second),
                                  format_number(b.speed.output_tokens_per_second * b.replicas)));
   line("memory", fmt::format("{} per GPU", format_bytes(b.memory.device)));
+  out += launch_lines(b.speed, width);
   line("cost", fmt::format("{} = {} x {} per server ({} of it the {} GPUs){}", money(b.total_usd),
                            b.servers, money(search::to_usd(server.candidate.price)),
                            money(b.gpu_usd), b.total_gpus(),

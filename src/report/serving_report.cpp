@@ -77,7 +77,7 @@ ojson serving_load_json(const ServingLoad& l) {
              {"cooldown_prompts", l.cooldown},
              {"engine_max_running", l.engine_max_running},
              {"step_tokens", l.step_tokens},
-             {"duration_s", round_significant(l.duration_s)},
+             {"duration", round_significant(l.duration_s)},
              {"request_throughput", round_significant(l.request_throughput)},
              {"output_throughput", round_significant(l.output_throughput)},
              {"output_throughput_per_user", round_significant(l.output_throughput_per_user)}};
@@ -86,15 +86,53 @@ ojson serving_load_json(const ServingLoad& l) {
   stat("itl", l.itl, o);
   stat("e2el", l.e2el, o);
   o["mean_running"] = round_significant(l.mean_running);
+  o["max_request_rate"] = round_significant(l.max_request_rate);
   o["saturated"] = l.saturated;
   return o;
+}
+
+ojson launch_json(const std::optional<EngineLaunch>& l) {
+  if (!l) return nullptr;
+  ojson options = ojson::array();
+  for (const auto& [flag, value] : l->options) {
+    options.push_back({{"flag", flag}, {"value", value.empty() ? ojson() : ojson(value)}});
+  }
+  return {
+      {"program", l->program},
+      {"model", l->model},
+      {"command", l->command()},
+      {"options", std::move(options)},
+      {"config_file",
+       l->config_name.empty() ? ojson() : ojson{{"name", l->config_name}, {"content", l->config}}},
+      {"note", l->note.empty() ? ojson() : ojson(l->note)}};
+}
+
+std::string launch_lines(const ServingSpeed& s, std::size_t wrap_at) {
+  if (!s.launch) return "";
+  const auto& l = *s.launch;
+  std::string out = wrap_after(fmt::format("  {:<14}", "launch"), l.command(), wrap_at, 16) + "\n";
+  if (!l.config_name.empty()) {
+    std::string yaml = l.config;
+    while (!yaml.empty() && yaml.back() == '\n') yaml.pop_back();
+    // One line: its lines joined (each a flow-style YAML line).
+    for (auto at = yaml.find('\n'); at != std::string::npos; at = yaml.find('\n', at)) {
+      yaml.replace(at, 1, "; ");
+    }
+    out += wrap_after(fmt::format("  {:<14}", "launch file"),
+                      fmt::format("{}: {}", l.config_name, yaml), wrap_at, 16) +
+           "\n";
+  }
+  if (!l.note.empty()) {
+    out += wrap_after(fmt::format("  {:<14}", "checkpoint"), l.note, wrap_at, 16) + "\n";
+  }
+  return out;
 }
 
 void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
   if (!c.serving) {
     for (const char* k :
          {"ttft_s", "tpot_s", "output_tokens_per_second", "per_request_tokens_per_second",
-          "prefill_s", "max_concurrency", "decode_step", "load"}) {
+          "prefill_s", "max_concurrency", "decode_step", "load", "launch"}) {
       j[k] = nullptr;
     }
     return;
@@ -116,6 +154,7 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
                       {"expert_imbalance", round_significant(s.expert_imbalance)},
                       {"engine_s", round_significant(s.step_overhead_s)}};
   j["load"] = serving_load_json(s.load);
+  j["launch"] = launch_json(s.launch);
 }
 
 std::string serving_batch_line(const Workload& w) {
@@ -213,8 +252,10 @@ std::string serving_load_lines(const Workload& w, const ServingSpeed& s, int gpu
                    format_number(s.per_request_tokens_per_second, 1)));
   if (l.saturated) {
     line("overloaded",
-         "arrivals outpace the replica: its queue grows for as long as they come, so TTFT grows "
-         "with --num-prompts");
+         fmt::format("arrivals at {:g} requests/s outpace the {} the replica completes at most "
+                     "({} at once): its queue grows for as long as they come, so TTFT grows "
+                     "with --num-prompts",
+                     l.request_rate, format_number(l.max_request_rate, 1), l.engine_max_running));
   }
   return out;
 }
@@ -242,6 +283,7 @@ std::string serving_compute_lines(const Workload& w, const ComputeEstimate& c,
     out += fmt::format("  {:<14}{} requests fit at the final context\n", "capacity",
                        s.max_concurrency);
   }
+  out += launch_lines(s, wrap_at);
   return out;
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // The serving parts of `estimate`'s text and JSON (serving_report.cpp).
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/workload/engine_launch.hpp"
 #include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::report {
@@ -16,6 +18,12 @@ namespace gpuadvisor::report {
 /// A simulated serving benchmark's figures, named as `vllm bench serve`'s
 /// result JSON names them (mean_ttft_ms, p99_itl_ms, output_throughput, ...).
 [[nodiscard]] nlohmann::ordered_json serving_load_json(const workload::ServingLoad& l);
+/// The engine's launch command (compute.launch; null without one).
+[[nodiscard]] nlohmann::ordered_json launch_json(
+    const std::optional<workload::EngineLaunch>& launch);
+/// "  launch        vllm serve ..." and its config file and checkpoint
+/// lines, wrapped at `wrap_at`; "" without a launch.
+[[nodiscard]] std::string launch_lines(const workload::ServingSpeed& s, std::size_t wrap_at);
 /// The serving keys of a compute object (null values when not serving).
 void add_serving_compute_json(nlohmann::ordered_json& j, const workload::ComputeEstimate& c);
 /// "requests" line of the header.

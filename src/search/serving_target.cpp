@@ -236,7 +236,12 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
           }
           // The closed form narrows the search; the simulation decides
           // for the configurations kept (below).
-          const int cap = std::min(one.max_concurrency, static_cast<int>(workload::k::kMaxBatch));
+          // At most what the engine runs at once (its KV pool and its own
+          // cap): beyond it requests only queue, their TPOT unchanged.
+          const int cap =
+              one.max_concurrency <= 0
+                  ? 0
+                  : std::min(one.load.engine_max_running, static_cast<int>(workload::k::kMaxBatch));
           const int c = cap > 0 && meets(one, t)
                             ? most_requests(w, g, n, t, workload::LoadDetail::closed_form, 1, cap)
                             : 0;
@@ -260,7 +265,9 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
     // simulated steady state allows them, and the replicas the target needs.
     std::erase_if(meeting, [&](auto& m) {
       auto& [o, w] = m;
-      const int c = simulated_requests(w, g, o.gpus, t, o.concurrency, o.speed.max_concurrency);
+      const int c = simulated_requests(
+          w, g, o.gpus, t, o.concurrency,
+          std::min(o.speed.load.engine_max_running, static_cast<int>(workload::k::kMaxBatch)));
       if (c <= 0) return true;
       w.batch_size = c;
       o = make_option(g, o.gpus, o.precision, w, workload::serving_speed(w, g, o.gpus));

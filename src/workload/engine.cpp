@@ -120,14 +120,16 @@ double engine_memory_fraction(const EngineProfile& p, int tp) {
   return 0.88;
 }
 
-// vLLM's OpenAI server (vllm/engine/arg_utils.py get_batch_defaults, 2026):
+// vLLM's OpenAI server (vllm/engine/arg_utils.py get_batch_defaults, v0.28):
 // GPUs of 160 GiB and more schedule 16,384 tokens a step; of 70 GiB and
 // more, A100s excepted ("Setting large max_num_batched_tokens for A100
 // reduces throughput", PR #17885), 8,192 and 1,024 sequences; the rest
 // 2,048 and 256. SGLang's chunked_prefill_size by GPU memory
 // (server_args.py _handle_gpu_memory_settings): under 35 GiB 2,048, under
-// 60 GiB 4,096, under 160 GiB 8,192, above 16,384; max_running_requests
-// follows the KV pool (at least 2,048 of its slots). TensorRT-LLM:
+// 60 GiB 4,096, under 160 GiB 8,192, above 16,384; max_running_requests is
+// min(max(pool tokens / context length x 512, 2,048), 4,096) and half the
+// pool's tokens (model_runner _resolve_max_num_reqs): 2,048 for any model
+// whose context length is four times its pool's tokens per 512. TensorRT-LLM:
 // max_num_tokens 8,192 and max_batch_size 2,048 (BuildConfig, trtllm-serve).
 namespace {
 double gib(const catalog::Gpu& g) { return g.memory_gb * 1e9 / kGiB; }
@@ -158,7 +160,7 @@ int engine_max_running(const EngineProfile& p, const catalog::Gpu& g) {
     case Engine::vllm:
       return gib(g) >= 70 && !is_a100(g) ? 1024 : 256;
     case Engine::sglang:
-      return 4096;
+      return 2048;
     case Engine::trtllm:
       return 2048;
     case Engine::trtllm_0_6:

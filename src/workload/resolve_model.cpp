@@ -11,6 +11,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/suggest.hpp"
 #include "gpuadvisor/workload/constants.hpp"
+#include "gpuadvisor/workload/engine_launch.hpp"
 #include "model.hpp"
 #include "resolver.hpp"
 
@@ -144,6 +145,8 @@ void Resolver::resolve_model() {
     w_.model_id = p->id;
     w_.model_name = p->name;
     w_.arch = from_preset(*p);
+    // The preset's checkpoint; a shape changed by flags is another model.
+    if (!ai.any()) w_.repository = checkpoint_repository(cat_, *p);
     if (p->kind == catalog::ModelKind::cnn && ai.any()) {
       error("layers", fmt::format("architecture overrides apply to transformers; \"{}\" is a "
                                   "CNN preset",

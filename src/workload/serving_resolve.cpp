@@ -183,7 +183,7 @@ void resolve_serving(const WorkloadInput& in, Workload& w, const Origin& o, Diag
       }
     }
   }
-  // The benchmark's load (docs/serving.md section 3.2).
+  // The benchmark's load (docs/serving.md section 3.1).
   w.num_prompts = prompts.value_or(0);
   if (in.request_rate) {
     w.request_rate = *in.request_rate;

@@ -18,6 +18,8 @@
 #include <limits>
 #include <vector>
 
+#include "gpuadvisor/workload/constants.hpp"
+
 namespace gpuadvisor::workload::detail {
 namespace {
 
@@ -51,34 +53,19 @@ LatencyStats stats(std::vector<double>& v, bool percentiles, double sum, double 
   return s;
 }
 
-/// Percentile q of step durations each counted `weight` times (the ITL of
-/// every decode in the step), linear between neighbouring ranks.
-double weighted_percentile(std::vector<std::pair<double, double>>& v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  double total = 0;
-  for (const auto& x : v) total += x.second;
-  const double pos = q / 100 * (total - 1);
-  double seen = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    seen += v[i].second;
-    if (seen - 1 >= pos) {
-      // Rank pos lies in this run; pos + 1 may reach the next one.
-      if (seen - 1 >= pos + 1 || i + 1 == v.size()) return v[i].first;
-      const double frac = pos - std::floor(pos);
-      return v[i].first + (v[i + 1].first - v[i].first) * frac;
-    }
-  }
-  return v.back().first;
-}
-
 /// Deterministic Poisson arrivals: splitmix64 (Steele, Lea and Flood 2014)
 /// gives the uniform draws, so results do not depend on the standard
 /// library's distributions.
 class Arrivals {
  public:
   explicit Arrivals(double rate) : rate_(rate) {}
+  /// The next arrival: the first at 0 (the benchmark sends it at once),
+  /// then exponential gaps of mean 1 / rate.
   double next() {
+    if (first_) {
+      first_ = false;
+      return 0;
+    }
     state_ += 0x9E3779B97F4A7C15ULL;
     std::uint64_t z = state_;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -91,16 +78,42 @@ class Arrivals {
 
  private:
   double rate_;
+  bool first_ = true;
   double t_ = 0;
   std::uint64_t state_ = 0x5EED;
 };
 
 }  // namespace
 
+/// Percentile q of step durations each counted `weight` times (the ITL of
+/// every decode in the step), linear between neighbouring ranks.
+double weighted_percentile(std::vector<std::pair<double, double>>& v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double total = 0;
+  for (const auto& x : v) total += x.second;
+  // Ranks 0 .. total - 1; the value at rank floor(pos) and the next.
+  const double pos = q / 100 * (total - 1);
+  const double r = std::floor(pos);
+  double seen = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    seen += v[i].second;  // this run holds ranks up to seen - 1
+    if (seen > r) {
+      const double next = seen > r + 1 || i + 1 == v.size() ? v[i].first : v[i + 1].first;
+      return v[i].first + (next - v[i].first) * (pos - r);
+    }
+  }
+  return v.back().first;
+}
+
 int default_num_prompts(const LoadSpec& spec) {
   if (spec.num_prompts > 0) return spec.num_prompts;
   if (spec.request_rate > 0) return 200;
-  return std::max(100, 10 * std::max(1, spec.max_concurrency));
+  // Ten rounds, at most the --num-prompts bound (two rounds of the largest
+  // concurrency still leave a steady state between burst and ramp-down).
+  return static_cast<int>(
+      std::clamp<std::int64_t>(10LL * std::max(1, spec.max_concurrency), 100,
+                               std::max<std::int64_t>(k::kMaxPrompts, 3LL * spec.max_concurrency)));
 }
 
 ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_running,
@@ -141,6 +154,10 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
   std::deque<std::size_t> prefill;   // running, prompt not done
   std::deque<std::size_t> decoding;  // running, ordered by the tick they started decoding
   int in_flight = 0, done = 0, counted = 0;
+  double freed = 0;  // when the client last had a free place
+  // Prompt-only steps (SGLang's) the decoding requests wait through, and how
+  // many waited: their next token's gap holds them.
+  double stall = 0, stalled = 0;
   const auto warmup = static_cast<std::size_t>(std::clamp(spec.warmup, 0, total - 1));
   // The last request counted (exclusive): the cooldown left out.
   const auto last = std::max(
@@ -148,16 +165,18 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
   auto counts = [&](std::size_t i) { return i >= warmup && i < last; };
   out.warmup = static_cast<int>(warmup);
   out.cooldown = static_cast<int>(req.size() - last);
-  int mid_flight = 0, end_flight = 0;  // in flight as the middle and the last request arrive
-  double tokens = 0;                   // output tokens so far
+
+  double tokens = 0;  // output tokens so far
   bool window_open = warmup == 0;
   double window_start = 0, window_tokens = 0, window_end = 0, window_end_tokens = 0;
   std::int64_t tick = 0;  // steps that ran decodes
   double tick_sum = 0;    // sum of the decoding requests' start ticks
   double now = 0, running_time = 0;
 
-  auto send = [&](std::size_t i) {
-    req[i].sent = now;
+  // The client sends a request when it arrives, or when a place frees
+  // (benchmarks time a request from then).
+  auto send = [&](std::size_t i, double at) {
+    req[i].sent = at;
     waiting.push_back(i);
     ++in_flight;
     if (i == warmup) {
@@ -165,17 +184,16 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
       window_start = now;
       window_tokens = tokens;
     }
-    if (i == req.size() / 2) mid_flight = in_flight;
     if (i + 1 == req.size()) {
       window_end = now;
       window_end_tokens = tokens;
-      end_flight = in_flight;
       if (spec.cooldown > 0) window_open = false;
     }
   };
   auto finish = [&](std::size_t i) {
     --in_flight;
     ++done;
+
     if (!counts(i)) return;
     ++counted;
     const double e = now - req[i].sent, t = req[i].first - req[i].sent;
@@ -194,8 +212,11 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
     // The client: arrivals come due (all at once without a rate) and are
     // sent while fewer than its cap are in flight.
     while (arrived < req.size() && arrive[arrived] <= now) held.push_back(arrived++);
+    // Places free only at step ends, so one free now was free at arrival
+    // for a request that came during the last step; one held longer got it now.
     while (!held.empty() && in_flight < cap_client) {
-      send(held.front());
+      const std::size_t i = held.front();
+      send(i, std::max(arrive[i], freed));
       held.pop_front();
     }
     const auto running = [&] { return prefill.size() + decoding.size(); };
@@ -207,7 +228,8 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
         waiting.pop_front();
       }
     }
-    if (running() == 0) {  // idle until the next arrival
+    if (running() == 0) {                // idle until the next arrival
+      if (arrived >= req.size()) break;  // unreachable: what is not done has arrived
       now = std::max(now, arrive[arrived]);
       continue;
     }
@@ -232,8 +254,9 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
         const double left = prompt - req[i].computed;
         double take = std::min(left, room);
         if (!w.chunked_prefill && take < left) {
-          // Whole prompts only: this one waits for a step with room for it,
-          // unless it is longer than any step's budget (then it runs alone).
+          // Whole prompts only: this one waits for a step with room for it.
+          // One longer than any step's budget (TensorRT-LLM would refuse it)
+          // runs whole in a step with no other prompt.
           if (!chunks.empty() || left <= budget) break;
           take = left;
         }
@@ -269,13 +292,20 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
     if (run_decodes) {
       tick += static_cast<std::int64_t>(stretch);
       tokens += decodes_all * stretch;
-      // Inter-token gaps of the counted requests (all of them, in the steady
-      // state the warm-up leaves, the same gaps).
+      // Inter-token gaps (in the steady state the warm-up leaves, every
+      // request's): a step each, and for the requests that waited through
+      // prompt-only steps (SGLang) those steps too.
       if (window_open) {
-        itl_sum += step * decodes_all * stretch;
+        const double waited = std::min(stalled, decodes_all);
+        itl_sum += step * decodes_all * stretch + stall * waited;
         itl_count += decodes_all * stretch;
-        if (spec.percentiles) itl.emplace_back(step, decodes_all * stretch);
+        if (spec.percentiles) {
+          if (waited > 0) itl.emplace_back(step + stall, waited);
+          itl.emplace_back(step, decodes_all * stretch - waited);
+        }
       }
+      stall = 0;
+      stalled = 0;
       // Requests whose last token this was (output - 1 decode ticks after their first).
       while (!decoding.empty() && tick - req[decoding.front()].tick >= output - 1) {
         const std::size_t i = decoding.front();
@@ -283,6 +313,9 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
         tick_sum -= static_cast<double>(req[i].tick);
         finish(i);
       }
+    } else if (!decoding.empty()) {
+      stall += step * stretch;
+      stalled = std::max(stalled, decodes_all);
     }
     for (const auto& [i, take] : chunks) {
       req[i].computed += take;
@@ -304,9 +337,10 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
     }
     while (!prefill.empty() && req[prefill.front()].computed >= prompt) prefill.pop_front();
     // A request that finished frees a place: the closed-loop client sends the next.
+    if (in_flight < cap_client) freed = now;
     if (spec.request_rate <= 0) {
       while (!held.empty() && in_flight < cap_client) {
-        send(held.front());
+        send(held.front(), now);
         held.pop_front();
       }
     }
@@ -320,6 +354,7 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
     const double span = window_end - window_start;
     out.output_throughput = (window_end_tokens - window_tokens) / span;
     out.request_throughput = out.output_throughput / static_cast<double>(output);
+    out.duration_s = span;
   }
   out.ttft = stats(ttft, spec.percentiles, ttft_sum, n);
   out.tpot = stats(tpot, spec.percentiles, tpot_sum, output > 1 ? n : 0);
@@ -334,7 +369,7 @@ ServingLoad simulate_load(const Workload& w, const StepModel& model, int max_run
   // With a rate: a replica that keeps up holds about as many in flight as
   // the last request arrives as when the middle one did; one that does not
   // holds ever more.
-  if (spec.request_rate > 0) out.saturated = end_flight > 1.5 * mid_flight + 2;
+
   return out;
 }
 

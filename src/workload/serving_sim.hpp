@@ -1,6 +1,9 @@
 #pragma once
 // The serving benchmark as a discrete-event simulation of the engine's
-// scheduler (serving_sim.cpp, docs/serving.md section 3.2).
+// scheduler (serving_sim.cpp, docs/serving.md section 3.1).
+#include <utility>
+#include <vector>
+
 #include "serving_step.hpp"
 
 namespace gpuadvisor::workload::detail {
@@ -21,6 +24,12 @@ struct LoadSpec {
   /// means, throughput and duration need none (what the serving search asks).
   bool percentiles = true;
 };
+
+/// Percentile q (0-100) of values each counted a weight of times ((value,
+/// weight) pairs, reordered), interpolated between neighbouring ranks as
+/// numpy's percentile does over the values repeated: the ITL of every
+/// decode of a step.
+[[nodiscard]] double weighted_percentile(std::vector<std::pair<double, double>>& v, double q);
 
 /// Requests a simulation runs when none is given: ten per request in flight
 /// (eight rounds of steady state between the start-up burst and the

@@ -90,8 +90,15 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus, L
   const int n = std::max(1, gpus);
   const detail::StepModel model(w, g, n);
   const double conc = std::max(1, w.batch_size);
-  // The decode step with every request in flight decoding, at the average context.
-  const auto step = model.step(conc, d(w.prompt_len) + d(w.output_len) / 2);
+  s.max_concurrency = max_concurrency(w, g, n);
+  // What the engine runs at once: its KV pool and its own cap (per
+  // data-parallel attention rank, each an engine of its own).
+  const auto& p = engine_profile(w.engine);
+  const int running = std::min(std::max(1, s.max_concurrency),
+                               engine_max_running(p, g) * std::max(1, w.attention_dp));
+  // The decode step with every request the engine runs decoding, at the
+  // average context.
+  const auto step = model.step(std::min(conc, d(running)), d(w.prompt_len) + d(w.output_len) / 2);
   s.step_weights_s = step.weights;
   s.step_kv_s = step.kv;
   s.step_compute_s = step.compute;
@@ -102,17 +109,26 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus, L
   s.expert_imbalance = step.expert_imbalance;
   s.step_s = step.seconds();
   s.prefill_s = model.prefill(conc);
-  s.max_concurrency = max_concurrency(w, g, n);
-
-  const auto& p = engine_profile(w.engine);
-  const int running = std::min(std::max(1, s.max_concurrency), engine_max_running(p, g));
   s.load = detail == LoadDetail::closed_form
                ? closed_form(w, model, s.step_s, std::max(1, w.batch_size))
                : detail::simulate_load(w, model, running, load_spec(w, detail));
+  s.load.engine_max_running = running;
+  if (w.request_rate > 0 && detail != LoadDetail::closed_form) {
+    // The most it completes: the simulated steady state with the engine full.
+    auto full = w;
+    full.request_rate = 0;
+    full.num_prompts = 0;
+    full.batch_size = running;
+    s.load.max_request_rate =
+        detail::simulate_load(full, model, running, load_spec(full, LoadDetail::means))
+            .request_throughput;
+    s.load.saturated = w.request_rate > s.load.max_request_rate;
+  }
   s.ttft_s = s.load.ttft.mean;
   s.tpot_s = w.output_len > 1 ? s.load.tpot.mean : s.step_s;
   s.output_tokens_per_second = s.load.output_throughput;
   s.per_request_tokens_per_second = s.load.e2el.mean > 0 ? d(w.output_len) / s.load.e2el.mean : 0;
+  if (detail == LoadDetail::full) s.launch = engine_launch(w, g, n);
 
   const int t = detail::attention_tp(detail::settings_of(w), n), dp = std::max(1, w.attention_dp);
   const char* bound = s.step_compute_s > s.step_weights_s ? "matmuls" : "weight streaming";

@@ -275,6 +275,7 @@ TEST_CASE("estimate: Poisson arrivals print the load and its saturation", "[cli]
   REQUIRE(t.exit_code == 0);
   CHECK(t.out.find("  load          Poisson arrivals at 500 requests/s; 200 requests, all") !=
         std::string::npos);
-  CHECK(t.out.find("  overloaded    arrivals outpace the replica") != std::string::npos);
+  CHECK(t.out.find("  overloaded    arrivals at 500 requests/s outpace the") != std::string::npos);
+  CHECK(l["max_request_rate"].get<double>() < 500);
   CHECK(t.out.find("  latency band  ") != std::string::npos);
 }

@@ -225,9 +225,9 @@ inline constexpr int kDefaultCnnBatch = 32;
 inline constexpr double kMinParams = 1e6;
 inline constexpr double kMaxParams = 1e14;
 inline constexpr std::int64_t kMaxBatch = 65536;
-/// Bounds of a serving benchmark's load: the simulation runs a step per
-/// output token of the requests in flight, so 20,000 requests of 2,048
-/// tokens one at a time is about 40 million steps, seconds of work.
+/// Bounds of a serving benchmark's load: vllm bench serve's runs are
+/// hundreds to a few thousand requests; the simulation costs about two
+/// events a request (docs/performance.md), 20,000 about 10 ms.
 inline constexpr std::int64_t kMaxPrompts = 20000;
 inline constexpr double kMaxRequestRate = 1e6;
 inline constexpr std::int64_t kMaxSeqLen = 10'000'000;

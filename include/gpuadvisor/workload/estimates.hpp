@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuadvisor/workload/engine_launch.hpp"
 #include "gpuadvisor/workload/options.hpp"
 
 namespace gpuadvisor::workload {
@@ -44,16 +45,18 @@ struct LatencyStats {
 /// simulation of the engine's scheduler, step by step, over `num_prompts`
 /// requests sent at `max_concurrency` in flight (closed loop: `vllm bench
 /// serve --max-concurrency`, genai-perf `--concurrency`) or as Poisson
-/// arrivals at `request_rate` (`--request-rate`). docs/serving.md section 3.2.
+/// arrivals at `request_rate` (`--request-rate`). docs/serving.md section 3.1.
 struct ServingLoad {
-  double request_rate = 0;        ///< requests/s, Poisson; 0: a new request as each one ends
-  int max_concurrency = 0;        ///< requests the client keeps in flight (0: no cap)
-  int num_prompts = 0;            ///< requests simulated
-  int warmup = 0;                 ///< of them, sent first and left out of the statistics
-  int cooldown = 0;               ///< sent last and left out of the latencies (the ramp-down)
-  int engine_max_running = 0;     ///< what the engine runs at once: max_num_seqs and its KV pool
-  int step_tokens = 0;            ///< tokens one engine step schedules (0: no limit)
-  double duration_s = 0;          ///< first request sent to last token
+  double request_rate = 0;     ///< requests/s, Poisson; 0: a new request as each one ends
+  int max_concurrency = 0;     ///< requests the client keeps in flight (0: no cap)
+  int num_prompts = 0;         ///< requests simulated
+  int warmup = 0;              ///< of them, sent first and left out of the statistics
+  int cooldown = 0;            ///< sent last and left out of the latencies (the ramp-down)
+  int engine_max_running = 0;  ///< what the engine runs at once: max_num_seqs and its KV pool
+  int step_tokens = 0;         ///< tokens one engine step schedules (0: no limit)
+  /// Seconds the throughputs are over: first send to last token; in the
+  /// steady state, the first counted request's send to the last one's.
+  double duration_s = 0;
   double request_throughput = 0;  ///< completed requests / duration
   double output_throughput = 0;   ///< output tokens / duration
   /// Mean over the requests of 1 / their TPOT: the rate a user sees tokens
@@ -64,7 +67,10 @@ struct ServingLoad {
   LatencyStats itl;         ///< gaps between consecutive tokens, over all tokens
   LatencyStats e2el;        ///< request sent to last token
   double mean_running = 0;  ///< requests the engine ran at once, averaged over time
-  bool saturated = false;   ///< arrivals outpaced the replica: the queue still grew at the end
+  /// With a rate: requests/s the replica completes at most, the simulated
+  /// steady state with as many requests as the engine runs at once (0 otherwise).
+  double max_request_rate = 0;
+  bool saturated = false;  ///< with a rate: arrivals above max_request_rate (the queue grows)
 };
 
 /// Serving speed: prefill compute-bound over the prompt, decode bandwidth-bound
@@ -78,6 +84,9 @@ struct ServingSpeed {
   double output_tokens_per_second = 0;       ///< all requests (load.output_throughput)
   double per_request_tokens_per_second = 0;  ///< one request's output tokens / its mean e2el
   ServingLoad load;
+  /// The engine's launch command at these settings (LoadDetail::full only;
+  /// none for engines without a server).
+  std::optional<EngineLaunch> launch;
   // One decode step, seconds, by part.
   double step_weights_s = 0;
   double step_kv_s = 0;

@@ -34,7 +34,7 @@ enum class KvReads {
   repeated,  ///< copied to every query head first, then read (transformers repeat_kv)
 };
 
-/// How an engine's scheduler fills a step (docs/serving.md section 3.2).
+/// How an engine's scheduler fills a step (docs/serving.md section 3.1).
 enum class Scheduler {
   /// Running decodes first, prompt chunks in the rest of the token budget,
   /// in one batch (vLLM V1, TensorRT-LLM in-flight batching).

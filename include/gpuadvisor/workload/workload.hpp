@@ -229,7 +229,10 @@ struct ParamCounts {
 /// A fully resolved workload: every setting has a value, and every default used
 /// is recorded in `assumptions` (in the order the output shows them).
 struct Workload {
-  std::string model_id;    ///< preset id, empty without a preset
+  std::string model_id;  ///< preset id, empty without a preset
+  /// The preset's Hugging Face repository ("meta-llama/Llama-3.1-70B"),
+  /// empty without one or with architecture overrides (engine_launch.hpp).
+  std::string repository;
   std::string model_name;  ///< "Llama 3 8B" or "7.0B-parameter transformer"
   Architecture arch;
   ParamCounts counts;
@@ -277,7 +280,7 @@ struct Workload {
   // Serving (inference only): seq_len = prompt_len + output_len, batch_size = concurrency.
   int prompt_len = 0;
   int output_len = 0;
-  /// The benchmark's load (docs/serving.md section 3.2): Poisson arrivals
+  /// The benchmark's load (docs/serving.md section 3.1): Poisson arrivals
   /// at request_rate per second, at most max_in_flight of them in flight
   /// (0: no cap); without a rate, batch_size requests kept in flight.
   double request_rate = 0;

@@ -151,6 +151,10 @@ TEST_CASE("serving load: Poisson arrivals beyond what the replica serves saturat
   in.request_rate = 500;
   const auto heavy = serving_speed(make(in), gpu("h100-sxm"), 1);
   CHECK(heavy.load.saturated);
+  // What it completes at most: the steady state with the engine full.
+  CHECK(heavy.load.max_request_rate == light.load.max_request_rate);
+  CHECK(light.load.max_request_rate > 2);
+  CHECK(heavy.load.max_request_rate < 500);
   CHECK(heavy.load.ttft.mean > 10 * light.load.ttft.mean);
   // The same seed every run: the output is deterministic.
   CHECK(serving_speed(make(in), gpu("h100-sxm"), 1).load.ttft.p99 == heavy.load.ttft.p99);
@@ -161,7 +165,7 @@ TEST_CASE("serving load: engine step budgets and caps follow the GPU", "[workloa
   CHECK(engine_step_tokens(vllm, gpu("h100-sxm")) == 8192);
   CHECK(engine_step_tokens(vllm, gpu("a100-80gb-sxm")) == 2048);  // A100s excepted
   CHECK(engine_step_tokens(vllm, gpu("l40s")) == 2048);
-  CHECK(engine_step_tokens(vllm, gpu("mi300x")) == 16384);  // 192 GB
+  CHECK(engine_step_tokens(vllm, gpu("mi300x")) == 16384);  // 192 GB: v0.28's top tier
   CHECK(engine_max_running(vllm, gpu("h100-sxm")) == 1024);
   CHECK(engine_max_running(vllm, gpu("l40s")) == 256);
   const auto& sglang = engine_profile(Engine::sglang);
@@ -170,4 +174,18 @@ TEST_CASE("serving load: engine step budgets and caps follow the GPU", "[workloa
   CHECK(engine_step_tokens(sglang, gpu("h200-sxm")) == 8192);
   CHECK(engine_step_tokens(engine_profile(Engine::trtllm), gpu("h100-sxm")) == 8192);
   CHECK(engine_step_tokens(engine_profile(Engine::hf), gpu("h100-sxm")) == 0);
+}
+
+TEST_CASE("serving load: weighted percentiles are numpy's over the repeated values",
+          "[workload][serving]") {
+  // numpy.percentile([10] * 990 + [20] * 10, 99) = 10.1: rank 989.01 lies
+  // between the last 10 (rank 989) and the first 20 (rank 990).
+  std::vector<std::pair<double, double>> tail = {{20, 10}, {10, 990}};
+  CHECK(detail::weighted_percentile(tail, 99) == Approx(10.1).epsilon(1e-12));
+  // numpy.percentile([10] * 50 + [20] * 50, 50) = 15.
+  std::vector<std::pair<double, double>> halves = {{10, 50}, {20, 50}};
+  CHECK(detail::weighted_percentile(halves, 50) == Approx(15).epsilon(1e-12));
+  // Within one run: its value.
+  std::vector<std::pair<double, double>> one = {{7, 3}};
+  CHECK(detail::weighted_percentile(one, 99) == 7);
 }
