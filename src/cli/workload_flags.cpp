@@ -198,9 +198,11 @@ void add_workload_flags(CLI::App* cmd, WorkloadFlags& f, bool with_gpu,
                   "default vllm",
                   "NAME"),
               names(workload::kEngineNames));
-  set_choices(opt(v, "--kv-cache-precision", f.kv_cache_precision,
-                  "auto (the activations' 16-bit type), bf16, fp16, fp8 or int8", "P"),
-              names(workload::kKvPrecisionNames));
+  set_choices(
+      opt(v, "--kv-cache-precision", f.kv_cache_precision,
+          "auto (the activations' 16-bit type), bf16, fp16, fp8, int8 or fp4 (NVFP4, B200/B300)",
+          "P"),
+      names(workload::kKvPrecisionNames));
   set_choices(opt(v, "--quant", f.quant,
                   "Weight format: awq (int4), gptq (int8/int4), bnb (int8/NF4), fp8; default "
                   "awq for int4, gptq for int8 (bnb with --engine hf)",

@@ -132,7 +132,7 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
   if (!c.serving) {
     for (const char* k :
          {"ttft_s", "tpot_s", "output_tokens_per_second", "per_request_tokens_per_second",
-          "prefill_s", "max_concurrency", "decode_step", "load", "launch"}) {
+          "prefill_s", "max_concurrency", "max_context", "decode_step", "load", "launch"}) {
       j[k] = nullptr;
     }
     return;
@@ -144,6 +144,7 @@ void add_serving_compute_json(ojson& j, const ComputeEstimate& c) {
   j["per_request_tokens_per_second"] = round_significant(s.per_request_tokens_per_second);
   j["prefill_s"] = round_significant(s.prefill_s);
   j["max_concurrency"] = s.max_concurrency;
+  j["max_context"] = s.max_context;
   j["decode_step"] = {{"seconds", round_significant(s.step_s)},
                       {"weights_s", round_significant(s.step_weights_s)},
                       {"kv_cache_s", round_significant(s.step_kv_s)},
@@ -282,6 +283,16 @@ std::string serving_compute_lines(const Workload& w, const ComputeEstimate& c,
   } else {
     out += fmt::format("  {:<14}{} requests fit at the final context\n", "capacity",
                        s.max_concurrency);
+  }
+  if (s.max_context > 0) {
+    out += wrap_after(fmt::format("  {:<14}", "longest"),
+                      fmt::format("{} tokens of context (prompt + {} output) for each of {} in "
+                                  "flight, {}",
+                                  s.max_context, w.output_len,
+                                  w.request_rate > 0 ? 1 : std::max(1, w.batch_size),
+                                  name.empty() ? "in the usable memory" : "at that setting"),
+                      wrap_at, 16) +
+           "\n";
   }
   out += launch_lines(s, wrap_at);
   return out;

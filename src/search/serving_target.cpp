@@ -117,13 +117,21 @@ ServingOption make_option(const catalog::Gpu& g, int n, Precision p, const workl
 /// parallel first; the rest all-GPU EP and/or one attention rank per GPU).
 std::vector<std::tuple<KvPrecision, int, int>> layouts(const workload::Workload& w, int n) {
   std::vector<std::tuple<KvPrecision, int, int>> out;
-  for (KvPrecision kv : {KvPrecision::automatic, KvPrecision::fp8}) {
+  for (KvPrecision kv : {KvPrecision::automatic, KvPrecision::fp8, KvPrecision::fp4}) {
     for (const auto& [ep, dp] : {std::pair{1, 1}, {n, 1}, {1, n}, {n, n}}) {
       if ((ep > 1 || dp > 1) && n == 1) continue;
       if (workload::valid_expert_layout(w.arch, w.engine, n, ep, dp)) out.emplace_back(kv, ep, dp);
     }
   }
   return out;
+}
+
+/// 4-bit KV caches: Blackwell data-center GPUs, and the engines that have them.
+bool fp4_kv(const catalog::Catalog& cat, const catalog::Gpu& g, workload::Engine e) {
+  const auto* a = cat.architecture(g.architecture);
+  const bool engine =
+      e == workload::Engine::vllm || e == workload::Engine::sglang || e == workload::Engine::trtllm;
+  return engine && a != nullptr && workload::fp4_kv_capable(a->compute_capability);
 }
 
 bool bf16_capable(const catalog::Catalog& cat, const catalog::Gpu& g) {
@@ -215,6 +223,7 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
         const bool volta = g.architecture == "volta";
         for (const auto& [kv, ep, dp] : layouts(base, n)) {
           if (volta && kv == KvPrecision::fp8) continue;
+          if (kv == KvPrecision::fp4 && !fp4_kv(cat, g, base.engine)) continue;
           auto w = base;
           w.expert_parallel = ep;
           w.attention_dp = dp;

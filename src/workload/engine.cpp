@@ -172,6 +172,10 @@ int engine_max_running(const EngineProfile& p, const catalog::Gpu& g) {
 
 std::string_view to_string(Engine e) { return engine_profile(e).name; }
 
+bool fp4_kv_capable(std::string_view compute_capability) {
+  return compute_capability.starts_with("10.");
+}
+
 std::string_view to_string(KvPrecision k) {
   switch (k) {
     case KvPrecision::automatic:
@@ -184,6 +188,8 @@ std::string_view to_string(KvPrecision k) {
       return "fp8";
     case KvPrecision::int8:
       return "int8";
+    case KvPrecision::fp4:
+      return "fp4";
   }
   return "auto";
 }
@@ -213,7 +219,7 @@ std::optional<Engine> parse_engine(std::string_view s) {
 
 std::optional<KvPrecision> parse_kv_precision(std::string_view s) {
   for (auto k : {KvPrecision::automatic, KvPrecision::bf16, KvPrecision::fp16, KvPrecision::fp8,
-                 KvPrecision::int8}) {
+                 KvPrecision::int8, KvPrecision::fp4}) {
     if (s == to_string(k)) return k;
   }
   return std::nullopt;

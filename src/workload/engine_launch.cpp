@@ -93,6 +93,7 @@ std::optional<EngineLaunch> engine_launch(const Workload& w, const catalog::Gpu&
   // The requests the estimate keeps in flight; with a rate the engine's own cap.
   const std::string running = w.request_rate > 0 ? "" : fmt::format("{}", w.batch_size);
   const bool kv8 = w.kv_precision == KvPrecision::fp8;
+  const bool kv4 = w.kv_precision == KvPrecision::fp4;
   auto opt = [&](std::string flag, std::string value = "") {
     l.options.emplace_back(std::move(flag), std::move(value));
   };
@@ -108,6 +109,7 @@ std::optional<EngineLaunch> engine_launch(const Workload& w, const catalog::Gpu&
       if (!w.chunked_prefill) opt("--no-enable-chunked-prefill");
       opt("--gpu-memory-utilization", fraction(w, g, n));
       if (kv8) opt("--kv-cache-dtype", "fp8");
+      if (kv4) opt("--kv-cache-dtype", "nvfp4");
       if (w.quant != Quant::none) opt("--quantization", quant_name(w.quant));
       if (w.precision == Precision::fp16) opt("--dtype", "float16");
       break;
@@ -125,6 +127,7 @@ std::optional<EngineLaunch> engine_launch(const Workload& w, const catalog::Gpu&
       opt("--chunked-prefill-size", w.chunked_prefill ? tokens : "-1");
       opt("--mem-fraction-static", fraction(w, g, n));
       if (kv8) opt("--kv-cache-dtype", "fp8_e4m3");
+      if (kv4) opt("--kv-cache-dtype", "fp4_e2m1");
       if (w.quant != Quant::none) opt("--quantization", quant_name(w.quant));
       if (w.precision == Precision::fp16) opt("--dtype", "float16");
       break;
@@ -138,6 +141,7 @@ std::optional<EngineLaunch> engine_launch(const Workload& w, const catalog::Gpu&
       if (w.chunked_prefill) opt("--enable_chunked_prefill");
       opt("--kv_cache_free_gpu_memory_fraction", fraction(w, g, n));
       if (kv8) l.config += "kv_cache_config: {dtype: fp8}\n";
+      if (kv4) l.config += "kv_cache_config: {dtype: nvfp4}\n";
       if (dp > 1) l.config += "enable_attention_dp: true\n";
       if (!l.config.empty()) {
         l.config_name = "extra_llm_api_options.yml";

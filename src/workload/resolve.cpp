@@ -42,6 +42,17 @@ gpuadvisor::expected<Workload, Diagnostics> Resolver::run() {
   resolve_sizes();
   if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
   detail::resolve_serving(in_, w_, o_, diags_);
+  if (diags_.empty() && w_.kv_precision == KvPrecision::fp4 && w_.gpu) {
+    const auto* arch = cat_.architecture(cat_.gpu(*w_.gpu)->architecture);
+    if (arch == nullptr || !fp4_kv_capable(arch->compute_capability)) {
+      error("kv_cache_precision",
+            fmt::format("fp4 KV caches run on Blackwell data-center GPUs (compute capability "
+                        "10.x: B200, B300); {} is {}",
+                        *w_.gpu,
+                        arch == nullptr ? "of an unknown architecture"
+                                        : "compute capability " + arch->compute_capability));
+    }
+  }
   if (!diags_.empty()) return gpuadvisor::unexpected(std::move(diags_));
   update_counts(w_);
   resolve_tokens();

@@ -73,6 +73,11 @@ double weight_bits(Precision p, Quant q) {
 }
 
 double kv_element_bytes(KvPrecision k) {
+  // NVFP4: 4 bits and one FP8 scale per 16 elements, 4.5 bits (vLLM PR
+  // #37192: 18,432 bytes a page of 16 tokens of 8 heads of 128, K and V).
+  // SGLang's MXFP4 has an 8-bit scale per 32 (4.25 bits): 6 % less, not
+  // told apart here.
+  if (k == KvPrecision::fp4) return k::kNvfp4KvBytes;
   return k == KvPrecision::fp8 || k == KvPrecision::int8 ? 1 : 2;
 }
 

@@ -42,6 +42,8 @@ bool engine_has(Engine e, KvPrecision k) {
   const bool trt = e == Engine::trtllm || e == Engine::trtllm_0_6;
   if (k == KvPrecision::int8) return trt || e == Engine::hf;  // INT8 KV; HQQ quantised cache
   if (k == KvPrecision::fp8) return e != Engine::hf;
+  // 4-bit caches: vLLM nvfp4, SGLang fp4_e2m1, TensorRT-LLM NVFP4.
+  if (k == KvPrecision::fp4) return e == Engine::vllm || e == Engine::sglang || e == Engine::trtllm;
   return true;
 }
 

@@ -91,6 +91,7 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus, L
   const detail::StepModel model(w, g, n);
   const double conc = std::max(1, w.batch_size);
   s.max_concurrency = max_concurrency(w, g, n);
+  if (detail == LoadDetail::full) s.max_context = max_context(w, g, n);
   // What the engine runs at once: its KV pool and its own cap (per
   // data-parallel attention rank, each an engine of its own).
   const auto& p = engine_profile(w.engine);
@@ -152,6 +153,29 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus, L
   }
   return s;
 }
+int max_context(const Workload& w, const catalog::Gpu& g, int gpus) {
+  // The pool holds the requests at a context when max_concurrency does;
+  // that falls as the context grows, so bisect the prompt.
+  const int requests = w.request_rate > 0 ? 1 : std::max(1, w.batch_size);
+  auto holds = [&](std::int64_t context) {
+    auto t = w;
+    t.prompt_len = static_cast<int>(std::max<std::int64_t>(1, context - w.output_len));
+    t.seq_len = t.prompt_len + t.output_len;
+    return max_concurrency(t, g, gpus) >= requests;
+  };
+  std::int64_t lo = w.output_len + 1, hi = k::kMaxSeqLen;
+  if (!holds(lo)) return 0;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (holds(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return static_cast<int>(lo);
+}
+
 int max_concurrency(const Workload& w, const catalog::Gpu& g, int gpus) {
   const auto& p = engine_profile(w.engine);
   const double fraction = engine_memory_fraction(p, gpus);

@@ -231,6 +231,9 @@ TEST_CASE("estimate: the benchmark load's flags are checked", "[cli][serving]") 
       {{"--num-prompts", "20001"}, "--num-prompts: expected an integer from 1 to 20000, got 20001"},
       {{"--chunked-prefill", "maybe"},
        "--chunked-prefill: unknown value \"maybe\"; expected on or off"},
+      {{"--kv-cache-precision", "fp4"},
+       "--kv-cache-precision: fp4 KV caches run on Blackwell data-center GPUs (compute "
+       "capability 10.x: B200, B300); h100-sxm is compute capability 9.0"},
       {{"--engine", "hf", "--chunked-prefill", "on"},
        "--chunked-prefill: hf runs each batch's prompts in one pass; chunked prefill applies "
        "to vllm, sglang and trtllm"},

@@ -225,6 +225,8 @@ inline constexpr int kDefaultCnnBatch = 32;
 inline constexpr double kMinParams = 1e6;
 inline constexpr double kMaxParams = 1e14;
 inline constexpr std::int64_t kMaxBatch = 65536;
+/// Bytes per element of an NVFP4 KV cache: 4 bits and an FP8 scale per 16.
+inline constexpr double kNvfp4KvBytes = 4.5 / 8;
 /// Bounds of a serving benchmark's load: vllm bench serve's runs are
 /// hundreds to a few thousand requests; the simulation costs about two
 /// events a request (docs/performance.md), 20,000 about 10 ms.

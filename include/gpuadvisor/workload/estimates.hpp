@@ -100,7 +100,11 @@ struct ServingSpeed {
   /// Expert parallelism: routed-expert bytes the busiest GPU streams over the mean (1 otherwise).
   double expert_imbalance = 1;
   int max_concurrency = 0;  ///< requests whose final context fits in memory with the weights
-  std::string basis;        ///< one line: what bounds the step
+  /// The longest context (prompt + output, the output as given) whose KV
+  /// the engine's pool holds for every request in flight (max_model_len
+  /// at this concurrency); 0 when not even one token fits.
+  int max_context = 0;
+  std::string basis;  ///< one line: what bounds the step
 };
 
 /// How far the model's time figures fell from public runs of the same kind

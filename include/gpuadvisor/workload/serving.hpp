@@ -13,8 +13,10 @@
 namespace gpuadvisor::workload {
 
 enum class Engine { vllm, sglang, trtllm, trtllm_0_6, hf };
-/// KV cache element format; `automatic` follows the weights' 16-bit dtype.
-enum class KvPrecision { automatic, bf16, fp16, fp8, int8 };
+/// KV cache element format; `automatic` follows the weights' 16-bit dtype;
+/// fp4 is NVFP4 (vLLM nvfp4, TensorRT-LLM NVFP4) or MXFP4 (SGLang
+/// fp4_e2m1), on Blackwell data-center GPUs.
+enum class KvPrecision { automatic, bf16, fp16, fp8, int8, fp4 };
 /// Quantised weight format (with --precision int8/int4/fp8).
 enum class Quant { none, awq, gptq, bnb, fp8 };
 
@@ -87,7 +89,12 @@ struct EngineProfile {
 [[nodiscard]] std::optional<Quant> parse_quant(std::string_view);
 
 inline constexpr std::string_view kEngineNames[] = {"vllm", "sglang", "trtllm", "trtllm-0.6", "hf"};
-inline constexpr std::string_view kKvPrecisionNames[] = {"auto", "bf16", "fp16", "fp8", "int8"};
+inline constexpr std::string_view kKvPrecisionNames[] = {"auto", "bf16", "fp16",
+                                                         "fp8",  "int8", "fp4"};
+/// Whether a GPU architecture's compute capability runs 4-bit KV caches:
+/// 10.x (B200, B300). vLLM's nvfp4 cache is "hard-wired to the SM100
+/// trtllm-gen path and rejected on SM120" (vllm-project/vllm issue #49011).
+[[nodiscard]] bool fp4_kv_capable(std::string_view compute_capability);
 inline constexpr std::string_view kQuantNames[] = {"none", "awq", "gptq", "bnb", "fp8"};
 
 }  // namespace gpuadvisor::workload

@@ -369,6 +369,9 @@ enum class LoadDetail {
 /// TensorRT-LLM free_gpu_memory_fraction); for hf and static batching, what
 /// the usable memory holds. 0 when not even the weights fit.
 [[nodiscard]] int max_concurrency(const Workload& w, const catalog::Gpu& gpu, int gpus);
+/// The longest context (prompt + `w`'s output) at which that pool still
+/// holds `w`'s requests in flight (one with a rate); 0 when none does.
+[[nodiscard]] int max_context(const Workload& w, const catalog::Gpu& gpu, int gpus);
 /// The engine memory setting `w`'s concurrency needs (same meaning as the
 /// engine's own fraction); 0 for engines without one.
 [[nodiscard]] double engine_fraction_needed(const Workload& w, const catalog::Gpu& gpu, int gpus);

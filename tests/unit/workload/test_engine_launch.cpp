@@ -135,3 +135,33 @@ TEST_CASE("engine launch: every option is one the engine defines", "[workload][s
     }
   }
 }
+
+TEST_CASE("engine launch: a 4-bit KV cache on a B200, in each engine's name",
+          "[workload][serving]") {
+  // NVFP4: 4.5 bits an element (an FP8 scale per 16): 0.5625 bytes.
+  auto in = launch_request("llama-3.1-8b", 1, Engine::vllm);
+  in.gpu = "b200-sxm";
+  in.kv_precision = KvPrecision::fp4;
+  const auto w = make(in);
+  CHECK(memory_per_gpu(w, gpu("b200-sxm"), 1).kv_cache ==
+        Approx(64 * 2.0 * 32 * 8 * 128 * 0.5625 * 1280).epsilon(1e-12));
+  const auto v = engine_launch(w, gpu("b200-sxm"), 1);
+  REQUIRE(v);
+  CHECK(v->command().find("--kv-cache-dtype nvfp4") != std::string::npos);
+  in.engine = Engine::sglang;
+  const auto s = engine_launch(make(in), gpu("b200-sxm"), 1);
+  REQUIRE(s);
+  CHECK(s->command().find("--kv-cache-dtype fp4_e2m1") != std::string::npos);
+  in.engine = Engine::trtllm;
+  const auto t = engine_launch(make(in), gpu("b200-sxm"), 1);
+  REQUIRE(t);
+  CHECK(t->config == "kv_cache_config: {dtype: nvfp4}\n");
+  // Hopper has no 4-bit KV path; transformers has none at all.
+  in.gpu = "h100-sxm";
+  CHECK_FALSE(resolve(in, test::workload_catalog(), Origin::flags()));
+  in.gpu = "b200-sxm";
+  in.engine = Engine::hf;
+  CHECK_FALSE(resolve(in, test::workload_catalog(), Origin::flags()));
+  CHECK(fp4_kv_capable("10.0"));
+  CHECK_FALSE(fp4_kv_capable("12.0"));  // RTX PRO 6000, RTX 5090: SM120
+}

@@ -189,3 +189,24 @@ TEST_CASE("serving load: weighted percentiles are numpy's over the repeated valu
   std::vector<std::pair<double, double>> one = {{7, 3}};
   CHECK(detail::weighted_percentile(one, 99) == 7);
 }
+
+TEST_CASE("serving load: the longest context the pool holds at the concurrency",
+          "[workload][serving]") {
+  // Llama 3.1 8B on an H100 with vLLM, 64 in flight of 256 output tokens:
+  // the longest context is the last at which the pool still holds all 64.
+  auto in = load_request(64, 1024, 256, Engine::vllm);
+  const auto w = make(in);
+  const auto& g = gpu("h100-sxm");
+  const auto s = serving_speed(w, g, 1);
+  REQUIRE(s.max_context > 1024 + 256);
+  auto at = [&](int context) {
+    auto t = in;
+    t.prompt_len = context - 256;
+    return max_concurrency(make(t), g, 1);
+  };
+  CHECK(at(s.max_context) >= 64);
+  CHECK(at(s.max_context + 1) < 64);
+  // One request holds a longer one.
+  in.concurrency = 1;
+  CHECK(serving_speed(make(in), g, 1).max_context > s.max_context);
+}
