@@ -2,6 +2,8 @@
 // term, fit (with the smallest change that makes it fit), time and energy.
 #include <memory>
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
@@ -17,7 +19,40 @@ const std::vector<std::string> kEstimateFormats{"text", "json", "html"};
 struct EstimateFlags {
   WorkloadFlags w;
   LayoutFlags layout;
+  std::optional<std::string> disaggregate, prefill_gpus;
 };
+
+/// --disaggregate P:D (instances) and --prefill-gpus N: the layout, on a
+/// serving workload with --gpu; each decode instance has w's GPUs.
+std::optional<workload::DisaggregatedLayout> disaggregate_of(const workload::Workload& w,
+                                                             const EstimateFlags& f) {
+  if (!f.disaggregate) {
+    if (f.prefill_gpus)
+      throw InputError(Diagnostic{"--prefill-gpus", "", "needs --disaggregate PREFILL:DECODE"});
+    return std::nullopt;
+  }
+  const std::string& text = *f.disaggregate;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos)
+    throw InputError(Diagnostic{"--disaggregate", "",
+                                "expected PREFILL:DECODE, the instances of each (e.g. 2:3)"});
+  if (w.task != workload::Task::inference || w.arch.kind != catalog::ModelKind::transformer)
+    throw InputError(Diagnostic{"--disaggregate", "",
+                                "serves a transformer: give --task inference and a transformer"});
+  if (!w.gpu)
+    throw InputError(Diagnostic{"--disaggregate", "", "is priced on one GPU type: give --gpu"});
+  workload::DisaggregatedLayout l;
+  l.prefill_replicas = whole_number(text.substr(0, colon), "--disaggregate", 1, 1024);
+  l.decode_replicas = whole_number(text.substr(colon + 1), "--disaggregate", 1, 1024);
+  l.decode_gpus = w.gpus;
+  l.prefill_gpus = f.prefill_gpus ? whole_number(*f.prefill_gpus, "--prefill-gpus", 1, 64) : w.gpus;
+  if (!workload::valid_tensor_parallel(w.arch, l.prefill_gpus))
+    throw InputError(Diagnostic{
+        "--prefill-gpus", "",
+        fmt::format("tensor parallel over {} GPUs: {} heads ({} KV heads) do not split {} ways",
+                    l.prefill_gpus, w.arch.heads, w.arch.kv_heads, l.prefill_gpus)});
+  return l;
+}
 
 /// --tp/--pp/--cp/...: the layout on w's GPU (appending its assumptions to w).
 std::optional<plan::Layout> layout_of(workload::Workload& w, const EstimateFlags& flags,
@@ -45,7 +80,8 @@ ExitCode run_estimate(const Globals& g, const EstimateFlags& flags) {
   auto w = workload::resolve(input, cat, workload::Origin::flags());
   if (!w) throw InputError(std::move(w.error()));
   const auto layout = layout_of(*w, flags, cat);
-  const auto e = report::make_estimate(*w, cat, layout);
+  const auto disaggregate = disaggregate_of(*w, flags);
+  const auto e = report::make_estimate(*w, cat, layout, disaggregate);
   if (g.format == "json")
     emit(g, report::estimate_json(e).dump(2) + "\n");
   else if (g.format == "html")
@@ -73,6 +109,8 @@ Examples:
   gpuadvisor estimate --model llama-3-8b --task lora --gpu rtx-4090
   gpuadvisor estimate --model-size 7B --task finetune --gpu a100-80gb-sxm --gpus 8 --sharding zero3
   gpuadvisor estimate --model llama-2-70b --task inference --seq-len 4096 --batch-size 8
+  gpuadvisor estimate --model llama-3.1-70b --task inference --gpu h100-sxm --gpus 4 \
+      --concurrency 64 --disaggregate 1:3
   gpuadvisor estimate --model llama-3-70b --tokens 15T --gpu h100-sxm --gpus 1024
   gpuadvisor estimate --model resnet-50 --gpu a100-80gb-sxm --batch-size 256 --format json
   gpuadvisor estimate --model-size 175B --layers 96 --hidden 12288 --heads 96 --gpu a100-80gb-sxm \
@@ -86,6 +124,17 @@ listed changes), 1 with --gpu: it does not fit that GPU even with changes,
                                          "The run's tensor/pipeline/context parallel layout "
                                          "(needs --gpu; priced by plan's layout cost model)"),
                    flags->layout, LayoutUse::run);
+  auto* dis = cmd->add_option_group(
+      "Disaggregated serving",
+      "Prefill and decode on separate instances (vLLM, SGLang, Dynamo), beside the same GPUs "
+      "serving aggregated (needs --gpu; docs/serving.md section 3.3)");
+  dis->add_option("--disaggregate", flags->disaggregate,
+                  "PREFILL:DECODE instances, each decode instance on --gpus GPUs; "
+                  "--concurrency or --request-rate is the load on them all")
+      ->type_name("P:D");
+  dis->add_option("--prefill-gpus", flags->prefill_gpus,
+                  "GPUs of each prefill instance (default: --gpus)")
+      ->type_name("N");
   r.add(cmd, kEstimateFormats, [&g, flags] { return run_estimate(g, *flags); });
 }
 

@@ -132,6 +132,7 @@ ojson estimate_json(const Estimate& e) {
   } else {
     j["layout"] = nullptr;
   }
+  j["disaggregated"] = e.disaggregated ? disaggregated_json(*e.disaggregated) : ojson(nullptr);
   j["memory"] = {{"gpu", e.gpu ? ojson(e.gpu->id) : ojson(nullptr)},
                  {"gpus", w.gpus},
                  {"per_gpu_bytes", memory_json(e.memory)}};

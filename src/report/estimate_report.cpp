@@ -134,13 +134,16 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
 }  // namespace
 
 Estimate make_estimate(const Workload& w, const catalog::Catalog& cat,
-                       const std::optional<plan::Layout>& layout) {
+                       const std::optional<plan::Layout>& layout,
+                       const std::optional<workload::DisaggregatedLayout>& disaggregate) {
   Estimate e;
   e.workload = w;
   e.gpus = w.gpus;
   if (w.gpu) {
     if (const auto* g = cat.gpu(*w.gpu)) e.gpu = *g;
   }
+  if (disaggregate && e.gpu && is_serving(w))
+    e.disaggregated = disaggregation(w, *e.gpu, *disaggregate);
   if (layout && e.gpu) {
     e.layout = plan::estimate_layout(w, *e.gpu, *layout);
     e.memory = e.layout->fit.memory;
@@ -245,6 +248,7 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
                       rate(row.with_changes->tokens_per_second, cnn ? "samples" : "tokens"),
                       format_percent(row.with_changes->mfu));
     }
+    if (e.disaggregated) out += disaggregated_lines(w, *e.disaggregated, wrap_at);
   } else {
     out += fmt::format("\nFit on every catalog GPU ({} GPU{} each; time includes the fix)\n",
                        w.gpus, w.gpus > 1 ? "s" : "");

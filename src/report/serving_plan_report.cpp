@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "error_band.hpp"
 #include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/core/terminal.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
+#include "gpuadvisor/workload/error_band.hpp"
 #include "serving_report.hpp"
 
 namespace gpuadvisor::report {
@@ -73,6 +75,46 @@ ojson build_json(const search::ServingOption& o, const search::Request& req) {
   return j;
 }
 
+ojson disaggregated_option_json(const search::ServingOption& o) {
+  if (!o.disaggregated) return nullptr;
+  const auto& d = *o.disaggregated;
+  auto j = disaggregated_speed_json(d.speed);
+  j["servers"] = d.servers;
+  j["total_price_usd"] = round_significant(d.total_usd, 9);
+  j["cheaper"] = d.cheaper;
+  j["ttft_bound_ms"] = round_significant(d.ttft_bound_s * 1e3);
+  j["error_band"] = detail::error_band_json(d.band);
+  return j;
+}
+
+/// The option's disaggregated alternative in one line, or why there is none.
+std::string disaggregated_text(const search::ServingOption& o, const search::Request& req) {
+  const auto& money = req.money;
+  if (!o.disaggregated) {
+    if (o.server && o.server->candidate.choice.gpus < 2) {
+      return "not offered: a server holds one GPU, and the KV cache would cross a network "
+             "between servers that these builds do not have";
+    }
+    return "no split of these servers into prefill and decode instances meets the target with "
+           "TTFT no worse than above";
+  }
+  const auto& d = *o.disaggregated;
+  const auto& s = d.speed;
+  const auto& l = s.layout;
+  const double saved = o.total_usd - d.total_usd;
+  return fmt::format(
+      "{} prefill x {} + {} decode x {} GPUs on {} server{}: {} ({}); TPOT {:.1f} ms with no "
+      "prompt in a decode step, TTFT {:.0f} ms mean, {:.0f} ms p99 (prompt, {} of KV over {} in "
+      "{:.1f} ms, first decode step); {}",
+      l.prefill_replicas, l.prefill_gpus, l.decode_replicas, l.decode_gpus, d.servers,
+      d.servers > 1 ? "s" : "", money(d.total_usd),
+      d.cheaper ? fmt::format("{} less than aggregated", money(saved))
+                : (saved == 0 ? std::string("the same servers as aggregated")
+                              : fmt::format("{} more than aggregated", money(-saved))),
+      s.tpot_s * 1e3, s.ttft.mean * 1e3, s.ttft.p99 * 1e3, format_bytes(s.kv_bytes), s.kv_link,
+      s.kv_transfer_s * 1e3, workload::error_band_text(d.band));
+}
+
 ojson option_json(const search::ServingOption& o, const search::Request& req) {
   return {
       {"gpu", o.gpu},
@@ -103,7 +145,8 @@ ojson option_json(const search::ServingOption& o, const search::Request& req) {
       {"replicas_per_server", o.replicas_per_server},
       {"total_price_usd", o.server ? ojson(round_significant(o.total_usd, 9)) : ojson()},
       {"dataset_gb", o.server ? ojson(round_significant(o.dataset_gb)) : ojson()},
-      {"build", build_json(o, req)}};
+      {"build", build_json(o, req)},
+      {"disaggregated", disaggregated_option_json(o)}};
 }
 
 }  // namespace
@@ -179,6 +222,7 @@ std::string serving_plan_text(const search::ServingPlan& p, const Workload& w,
                                 "balancer",
                                 b.replicas, b.servers, b.replicas_per_server));
   }
+  if (p.compared_disaggregated) line("disaggregated", disaggregated_text(b, req));
   out +=
       fmt::format("  Each server ({}):\n", terminal_safe(server.candidate.choice.platform->name));
   out += build_bill_text(server, req, width);

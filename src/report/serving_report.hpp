@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/report/estimate_report.hpp"
 #include "gpuadvisor/workload/engine_launch.hpp"
 #include "gpuadvisor/workload/fwd.hpp"
 
@@ -37,5 +38,19 @@ void add_serving_compute_json(nlohmann::ordered_json& j, const workload::Compute
                                                 const workload::ComputeEstimate& c,
                                                 const catalog::Gpu& g, int gpus,
                                                 std::size_t wrap_at);
+
+/// `w` served disaggregated on `g` at `layout`, and aggregated on as many
+/// whole replicas of w.gpus as the same GPUs make (disaggregated_report.cpp).
+[[nodiscard]] Disaggregation disaggregation(const workload::Workload& w, const catalog::Gpu& g,
+                                            const workload::DisaggregatedLayout& layout);
+/// The "Disaggregated prefill and decode" section of the text.
+[[nodiscard]] std::string disaggregated_lines(const workload::Workload& w, const Disaggregation& d,
+                                              std::size_t wrap_at);
+/// A disaggregated deployment's figures (estimate's and recommend's).
+[[nodiscard]] nlohmann::ordered_json disaggregated_speed_json(
+    const workload::DisaggregatedSpeed& s);
+/// The estimate's "disaggregated" object: the figures, the aggregated
+/// comparison, the band.
+[[nodiscard]] nlohmann::ordered_json disaggregated_json(const Disaggregation& d);
 
 }  // namespace gpuadvisor::report

@@ -15,6 +15,7 @@
 
 #include "gpuadvisor/workload/constants.hpp"
 #include "serving_builds.hpp"
+#include "serving_disaggregated.hpp"
 
 namespace gpuadvisor::search {
 namespace {
@@ -178,6 +179,7 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
   const Constraints& cons = req.constraints;
   plan.tpot_bound_s = t.max_tpot_s.value_or(0);
   plan.target_text = target_text(t);
+  plan.compared_disaggregated = t.users.has_value();
   // The plan chooses the precision and the concurrency, and serves no fixed
   // number of tokens: the workload's defaults for them do not apply.
   for (const auto& a : base.assumptions) {
@@ -297,6 +299,8 @@ ServingPlan plan_serving(const workload::Workload& base, const catalog::Catalog&
       continue;
     }
     ServingOption& o = *composed.option;
+    o.disaggregated = disaggregated_option(base, g, o, t, cons.budget > 0 ? to_usd(cons.budget) : 0,
+                                           cons.max_gpus);
     o.gpu_usd = g.price.usd * o.total_gpus();
     if (auto r = cloud_rate(cat, g.id, o.total_gpus())) {
       o.cloud_usd_per_hour = r->first;

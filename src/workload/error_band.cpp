@@ -24,6 +24,7 @@ constexpr std::array kKinds{
     AccuracyKind{"serving-latency", "serving latency (TTFT, TPOT, end-to-end)"},
     AccuracyKind{"serving-amd", "serving throughput on AMD GPUs"},
     AccuracyKind{"serving-amd-latency", "serving latency on AMD GPUs"},
+    AccuracyKind{"serving-disaggregated", "disaggregated prefill and decode serving"},
 };
 
 struct BandRow {
@@ -61,6 +62,7 @@ const AccuracyKind& kind_named(std::string_view id) {
 std::span<const AccuracyKind> accuracy_kinds() { return kKinds; }
 
 const AccuracyKind& accuracy_kind(const Workload& w, std::string_view vendor, Figure figure) {
+  if (figure == Figure::disaggregated) return kind_named("serving-disaggregated");
   if (!w.training()) {
     // Serving: throughput and latency each have their own band, and AMD's
     // engines (ROCm kernels) theirs.

@@ -36,6 +36,15 @@ struct LoadSpec {
 /// ramp-down), at least 100; with a rate, 200 (a p99 needs 100 or more).
 [[nodiscard]] int default_num_prompts(const LoadSpec& spec);
 
+/// Requests `w`'s engine runs at once on `gpus` GPUs of `g`: its KV pool
+/// (max_concurrency) and its own cap, per data-parallel attention rank (each
+/// an engine of its own).
+[[nodiscard]] int engine_running(const Workload& w, const catalog::Gpu& g, int gpus);
+
+/// Requests/s one replica of `w` completes at most: the simulated steady
+/// state with `running` requests (what the engine runs at once) in flight.
+[[nodiscard]] double max_request_rate(const Workload& w, const StepModel& model, int running);
+
 /// Simulates `w`'s requests through its engine's scheduler on one replica:
 /// each step runs what the scheduler picks (decodes first and prompt chunks
 /// in the rest of the token budget for vLLM and TensorRT-LLM; a prompt

@@ -72,6 +72,21 @@ ServingLoad closed_form(const Workload& w, const detail::StepModel& model, doubl
 
 }  // namespace
 
+double detail::max_request_rate(const Workload& w, const detail::StepModel& model, int running) {
+  // The simulated steady state with the engine full.
+  auto full = w;
+  full.request_rate = 0;
+  full.num_prompts = 0;
+  full.batch_size = running;
+  return detail::simulate_load(full, model, running, load_spec(full, LoadDetail::means))
+      .request_throughput;
+}
+
+int detail::engine_running(const Workload& w, const catalog::Gpu& g, int gpus) {
+  return std::min(std::max(1, max_concurrency(w, g, gpus)),
+                  engine_max_running(engine_profile(w.engine), g) * std::max(1, w.attention_dp));
+}
+
 Quant default_quant(Precision p, Engine engine) {
   switch (p) {
     case Precision::int4:
@@ -92,11 +107,7 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus, L
   const double conc = std::max(1, w.batch_size);
   s.max_concurrency = max_concurrency(w, g, n);
   if (detail == LoadDetail::full) s.max_context = max_context(w, g, n);
-  // What the engine runs at once: its KV pool and its own cap (per
-  // data-parallel attention rank, each an engine of its own).
-  const auto& p = engine_profile(w.engine);
-  const int running = std::min(std::max(1, s.max_concurrency),
-                               engine_max_running(p, g) * std::max(1, w.attention_dp));
+  const int running = detail::engine_running(w, g, n);
   // The decode step with every request the engine runs decoding, at the
   // average context.
   const auto step = model.step(std::min(conc, d(running)), d(w.prompt_len) + d(w.output_len) / 2);
@@ -115,14 +126,7 @@ ServingSpeed serving_speed(const Workload& w, const catalog::Gpu& g, int gpus, L
                : detail::simulate_load(w, model, running, load_spec(w, detail));
   s.load.engine_max_running = running;
   if (w.request_rate > 0 && detail != LoadDetail::closed_form) {
-    // The most it completes: the simulated steady state with the engine full.
-    auto full = w;
-    full.request_rate = 0;
-    full.num_prompts = 0;
-    full.batch_size = running;
-    s.load.max_request_rate =
-        detail::simulate_load(full, model, running, load_spec(full, LoadDetail::means))
-            .request_throughput;
+    s.load.max_request_rate = detail::max_request_rate(w, model, running);
     s.load.saturated = w.request_rate > s.load.max_request_rate;
   }
   s.ttft_s = s.load.ttft.mean;

@@ -74,7 +74,7 @@ TEST_CASE("estimate: JSON has the documented fields", "[cli][estimate]") {
                          "--gpu", "h100-sxm", "--format", "json"}));
   REQUIRE(r.exit_code == 0);
   const auto j = json::parse(r.out);
-  CHECK(j["schema_version"] == 5);
+  CHECK(j["schema_version"] == 6);
   CHECK(j["memory"]["per_gpu_bytes"]["kv_cache"] == 1342177280.0);
   for (const char* k :
        {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"}) {

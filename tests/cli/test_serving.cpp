@@ -114,7 +114,7 @@ TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[
     }
   }
   CHECK(j["missing"].is_null());
-  CHECK(j["schema_version"] == 3);
+  CHECK(j["schema_version"] == 4);
   // The cheapest on the embedded catalog: four towers of one 96 GB RTX PRO
   // 6000 Workstation each, AWQ int4 weights, 13 users per replica (the
   // simulated steady state's TPOT stays under 50 ms with the others'
@@ -130,6 +130,28 @@ TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[
   CHECK(best["build"]["platform"] == "lga1700-b760-entry");
   CHECK(best["load"]["max_concurrency"] == 13);
   CHECK(best["per_user_tokens_per_second"] == best["load"]["output_throughput_per_user"]);
+  // One GPU a tower: prefill and decode instances would need a network
+  // between the towers. Where a server holds several, its GPUs are split,
+  // every server alike, and the split costs its servers.
+  CHECK(best["disaggregated"].is_null());
+  int split = 0;
+  for (const auto& o : j["options"]) {
+    const auto& d = o["disaggregated"];
+    if (d.is_null()) continue;
+    ++split;
+    CHECK(d["total_gpus"] == d["prefill_replicas"].get<int>() * d["prefill_gpus"].get<int>() +
+                                 d["decode_replicas"].get<int>() * d["decode_gpus"].get<int>());
+    CHECK(d["total_gpus"].get<int>() <=
+          d["servers"].get<int>() * o["build"]["gpus_per_server"].get<int>());
+    CHECK(d["total_price_usd"].get<double>() ==
+          Approx(d["servers"].get<int>() * o["build"]["server_price_usd"].get<double>()));
+    CHECK(d["cheaper"] == (d["total_price_usd"] < o["total_price_usd"]));
+    CHECK(d["tpot_ms"].get<double>() <= 50);
+    CHECK(d["ttft"]["mean_ms"].get<double>() <= d["ttft_bound_ms"].get<double>());
+    CHECK(d["ttft_bound_ms"].get<double>() == Approx(o["ttft_s"].get<double>() * 1e3));
+    CHECK(d["requests"] == 50);
+  }
+  CHECK(split > 0);
   // MI325X: the catalog has no platform for its OAM board.
   bool mi325x = false;
   for (const auto& x : j["rejected"]) {
@@ -156,6 +178,7 @@ TEST_CASE("recommend: a serving target for Llama 3.1 70B gets a costed plan", "[
   CHECK(t.out.find("    platform ") != std::string::npos);
   CHECK(t.out.find("    total ") != std::string::npos);
   CHECK(t.out.find("    power ") != std::string::npos);
+  CHECK(t.out.find("  disaggregated not offered: a server holds one GPU") != std::string::npos);
 }
 
 TEST_CASE("recommend: a serving target no one server holds runs on identical servers",
@@ -281,4 +304,72 @@ TEST_CASE("estimate: Poisson arrivals print the load and its saturation", "[cli]
   CHECK(t.out.find("  overloaded    arrivals at 500 requests/s outpace the") != std::string::npos);
   CHECK(l["max_request_rate"].get<double>() < 500);
   CHECK(t.out.find("  latency band  ") != std::string::npos);
+}
+
+TEST_CASE("estimate: disaggregated prefill and decode beside the same GPUs aggregated",
+          "[cli][serving][disaggregated]") {
+  const std::vector<std::string> args{
+      "estimate", "--model", "llama-3.1-70b", "--task", "inference",      "--gpu", "h100-sxm",
+      "--gpus",   "4",       "--concurrency", "64",     "--disaggregate", "2:2",   "--prefill-gpus",
+      "2"};
+  auto t = run(args);
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("\nDisaggregated prefill and decode: 2 prefill x 2 GPUs + 2 decode x 4 GPUs "
+                   "= 12 GPUs\n") != std::string::npos);
+  CHECK(t.out.find("  aggregated    the same GPUs as 3 replicas of 4 GPUs") != std::string::npos);
+  CHECK(t.out.find("  error band    not validated: no public run of disaggregated prefill and "
+                   "decode serving") != std::string::npos);
+  auto a = args;
+  a.insert(a.end(), {"--format", "json"});
+  auto r = run(a);
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  const auto& d = j["disaggregated"];
+  CHECK(d["prefill_replicas"] == 2);
+  CHECK(d["prefill_gpus"] == 2);
+  CHECK(d["decode_replicas"] == 2);
+  CHECK(d["decode_gpus"] == 4);
+  CHECK(d["total_gpus"] == 12);
+  CHECK(d["requests"] == 64);
+  // 1,024 prompt tokens x 327,680 bytes (80 layers, 8 KV heads of 128, K and V, 2 bytes).
+  CHECK(d["kv_transfer"]["bytes"] == 335544320);
+  CHECK(d["kv_transfer"]["link"] == "400 Gb/s per GPU between nodes");
+  CHECK(d["aggregated"]["replicas"] == 3);
+  CHECK(d["error_band"]["band"].is_null());
+  // The aggregated estimate itself is unchanged by the flag.
+  auto plain = std::vector<std::string>(args.begin(), args.end() - 4);
+  plain.insert(plain.end(), {"--format", "json"});
+  const auto p = json::parse(run(plain).out);
+  CHECK(p["disaggregated"].is_null());
+  CHECK(p["compute"] == j["compute"]);
+}
+
+TEST_CASE("estimate: disaggregation's flags are checked", "[cli][serving][disaggregated]") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--disaggregate", "2"},
+       "--disaggregate: expected PREFILL:DECODE, the instances of each (e.g. 2:3)"},
+      {{"--disaggregate", "0:1"},
+       "--disaggregate: expected a whole number from 1 to 1024, got \"0\""},
+      {{"--prefill-gpus", "2"}, "--prefill-gpus: needs --disaggregate PREFILL:DECODE"},
+      {{"--disaggregate", "1:1", "--prefill-gpus", "3"},
+       "--prefill-gpus: tensor parallel over 3 GPUs: 32 heads (8 KV heads) do not split 3 ways"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> a = {"estimate",     "--task", "inference", "--model",
+                                  "llama-3.1-8b", "--gpu",  "h100-sxm"};
+    a.insert(a.end(), flags.begin(), flags.end());
+    const auto r = run(a);
+    CAPTURE(flags);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "gpuadvisor: error: " + message + "\n");
+  }
+  auto r =
+      run({"estimate", "--task", "inference", "--model", "llama-3.1-8b", "--disaggregate", "1:1"});
+  CHECK(r.err == "gpuadvisor: error: --disaggregate: is priced on one GPU type: give --gpu\n");
+  r = run({"estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--disaggregate", "1:1"});
+  CHECK(r.err ==
+        "gpuadvisor: error: --disaggregate: serves a transformer: give --task inference and a "
+        "transformer\n");
 }

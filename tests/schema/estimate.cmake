@@ -50,3 +50,9 @@ gpuadvisor_schema_test(estimate_layout_gpt3 estimate.schema.json 0
 gpuadvisor_schema_test(estimate_moe_layout estimate.schema.json 0
   estimate --model mixtral-8x7b --gpu h100-sxm --gpus 32 --tp 2 --pp 4 --sequence-parallel on
   --sharding zero1 --format json)
+gpuadvisor_schema_test(estimate_disaggregated estimate.schema.json 0
+  estimate --model llama-3.1-70b --task inference --gpu h100-sxm --gpus 4 --concurrency 64
+  --disaggregate 2:2 --prefill-gpus 2 --format json)
+gpuadvisor_schema_test(estimate_disaggregated_rate estimate.schema.json 0
+  estimate --model llama-3.1-8b --task inference --gpu h100-sxm --request-rate 20
+  --disaggregate 1:1 --format json)

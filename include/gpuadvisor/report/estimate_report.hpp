@@ -9,11 +9,12 @@
 
 #include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/plan/layout_estimate.hpp"
+#include "gpuadvisor/workload/disaggregated.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::report {
 
-inline constexpr int kEstimateSchemaVersion = 5;
+inline constexpr int kEstimateSchemaVersion = 6;
 
 /// One GPU of the fit table.
 struct EstimateGpuRow {
@@ -21,6 +22,17 @@ struct EstimateGpuRow {
   workload::FitResult fit;
   workload::ComputeEstimate compute;                      ///< the workload as given
   std::optional<workload::ComputeEstimate> with_changes;  ///< after the fix, if there is one
+};
+
+/// --disaggregate: the job served by separate prefill and decode instances,
+/// and the same GPUs serving it aggregated for comparison.
+struct Disaggregation {
+  workload::DisaggregatedSpeed speed;
+  /// The same GPUs as `replicas` aggregated replicas of the workload's GPUs,
+  /// the requests (or the rate) split evenly; `aggregated` is one of them.
+  int replicas = 1;
+  workload::ServingSpeed aggregated;
+  workload::ErrorBand band;  ///< of the disaggregated figures
 };
 
 struct Estimate {
@@ -31,13 +43,17 @@ struct Estimate {
   std::vector<EstimateGpuRow> rows;  ///< the given GPU only, or every catalog GPU
   /// --tp/--pp/--cp: the run priced at its layout (the one row's compute, fit and memory).
   std::optional<plan::LayoutEstimate> layout;
+  std::optional<Disaggregation> disaggregated;
 };
 
 /// Computes memory, fit and compute for `w`: on w.gpu if set, else on every
 /// GPU of `cat`. With a `layout` (w.gpu must be set), the layout cost model
-/// prices it (plan::estimate_layout).
-[[nodiscard]] Estimate make_estimate(const workload::Workload& w, const catalog::Catalog& cat,
-                                     const std::optional<plan::Layout>& layout = std::nullopt);
+/// prices it (plan::estimate_layout). With `disaggregate` (w.gpu set, a
+/// serving workload), the disaggregated deployment and its comparison.
+[[nodiscard]] Estimate make_estimate(
+    const workload::Workload& w, const catalog::Catalog& cat,
+    const std::optional<plan::Layout>& layout = std::nullopt,
+    const std::optional<workload::DisaggregatedLayout>& disaggregate = std::nullopt);
 
 /// Text for `width` columns (at least 80; the CLI passes the terminal's).
 [[nodiscard]] std::string estimate_text(const Estimate& e, std::size_t width = 100);

@@ -13,7 +13,7 @@ namespace gpuadvisor::report {
 
 /// 2: each option is costed on whole builds (servers, parts, power, findings,
 /// a spec for check), and the GPU models without an option say why.
-inline constexpr int kServingPlanSchemaVersion = 3;
+inline constexpr int kServingPlanSchemaVersion = 4;
 
 [[nodiscard]] std::string serving_plan_text(const search::ServingPlan& p,
                                             const workload::Workload& w, const search::Request& req,

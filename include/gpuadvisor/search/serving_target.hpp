@@ -13,6 +13,7 @@
 #include "gpuadvisor/rules/rule_set.hpp"
 #include "gpuadvisor/search/recommend.hpp"
 #include "gpuadvisor/search/search.hpp"
+#include "gpuadvisor/workload/disaggregated.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
 namespace gpuadvisor::search {
@@ -26,6 +27,20 @@ struct ServingTarget {
   [[nodiscard]] bool any() const {
     return users || tokens_per_second_user || throughput || max_ttft_s || max_tpot_s;
   }
+};
+
+/// An option's GPUs split into prefill and decode instances on the same
+/// servers (docs/serving.md section 5): the fewest servers, then GPUs, whose
+/// decode instances meet the target's per-token rate and bound and whose
+/// prefill instances keep TTFT within the target's bound, or within the
+/// aggregated option's mean TTFT without one.
+struct DisaggregatedOption {
+  workload::DisaggregatedSpeed speed;
+  int servers = 0;
+  double total_usd = 0;
+  double ttft_bound_s = 0;   ///< what the prefill instances were sized to
+  bool cheaper = false;      ///< than the aggregated option
+  workload::ErrorBand band;  ///< of its figures
 };
 
 /// One way to meet the target: `replicas` copies of the model, each on
@@ -57,6 +72,8 @@ struct ServingOption {
   double total_usd = 0;                    ///< servers x the server's price
   double dataset_gb = 0;          ///< what each server stores: the weights (STOR002's dataset)
   workload::WorkloadInput input;  ///< the workload as one replica runs it (its spec)
+  /// With --users: the same servers' GPUs serving disaggregated, when a split meets the target.
+  std::optional<DisaggregatedOption> disaggregated;
   [[nodiscard]] int total_gpus() const { return gpus * replicas; }
 };
 
@@ -72,6 +89,7 @@ struct ServingPlan {
   std::vector<ServingOption> options;      ///< cheapest build first, one per GPU model
   std::vector<ServingRejection> rejected;  ///< the allowed GPU models without an option
   std::vector<std::string> assumptions;    ///< the workload's, then the plan's
+  bool compared_disaggregated = false;     ///< --users: each option's disaggregated split sought
   /// When no option meets the target: what is missing, with the closest option.
   std::string missing;
   std::optional<ServingOption> closest;

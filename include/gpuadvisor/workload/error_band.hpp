@@ -23,8 +23,9 @@ struct AccuracyKind {
 [[nodiscard]] std::span<const AccuracyKind> accuracy_kinds();
 
 /// Which figure of a job a band is for: its time or throughput, or (serving)
-/// a latency: TTFT, TPOT, ITL, end-to-end.
-enum class Figure { time, latency };
+/// a latency: TTFT, TPOT, ITL, end-to-end; or any figure of disaggregated
+/// prefill and decode serving.
+enum class Figure { time, latency, disaggregated };
 
 /// The kind `w` belongs to (its task, model and GPU count; for serving, the
 /// GPU's vendor, "amd" or another, and the figure).

@@ -29,5 +29,6 @@ enum class Sharding;
 enum class ArchOrigin;
 enum class FitChangeKind;
 enum class Verdict;
+enum class LoadDetail;
 
 }  // namespace gpuadvisor::workload
