@@ -13,6 +13,7 @@
 
 #include "gpuadvisor/catalog/fwd.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
+#include "gpuadvisor/core/emitted_file.hpp"
 #include "gpuadvisor/report/check_report.hpp"
 
 namespace gpuadvisor::cli {
@@ -143,6 +144,10 @@ class StagedFile {
   int fd_ = -1;
   int slot_ = -1;  ///< in the signal handler's table
 };
+/// Writes every file into `dir` (created if missing) or none: each staged
+/// beside its target, then all renamed. An existing file is refused unless
+/// `force`. Failures throw InputError naming the file.
+void write_files(const std::string& dir, const std::vector<EmittedFile>& files, bool force);
 /// Removes StagedFile's named files on SIGINT, SIGTERM and SIGHUP.
 void install_temp_file_guard();
 /// Throws InputError "FILE: cannot write: WHY".

@@ -20,7 +20,48 @@ struct EstimateFlags {
   WorkloadFlags w;
   LayoutFlags layout;
   std::optional<std::string> disaggregate, prefill_gpus;
+  std::optional<std::string> emit, output_dir;
+  bool force = false;
 };
+
+/// --emit ENGINE --output-dir DIR: the estimate's engine launch as files;
+/// nothing without --emit. Checked before the estimate is computed where
+/// the flags alone decide.
+void check_emit(const workload::Workload& w, const EstimateFlags& f) {
+  if (f.output_dir && !f.emit)
+    throw InputError(Diagnostic{"--output-dir", "", "needs --emit ENGINE"});
+  if (!f.emit) return;
+  if (*f.emit != "vllm" && *f.emit != "sglang" && *f.emit != "trtllm")
+    throw InputError(Diagnostic{
+        "--emit", "",
+        fmt::format("expected vllm, sglang or trtllm (the engines with a server), got \"{}\"",
+                    *f.emit)});
+  if (!f.output_dir) throw InputError(Diagnostic{"--emit", "", "needs --output-dir DIR"});
+  if (w.task != workload::Task::inference || w.arch.kind != catalog::ModelKind::transformer ||
+      !w.gpu)
+    throw InputError(Diagnostic{
+        "--emit", "", "writes a serving engine's launch: give --task inference and --gpu"});
+  if (*f.emit != workload::to_string(w.engine))
+    throw InputError(
+        Diagnostic{"--emit", "",
+                   fmt::format("the estimate is for --engine {}; give --engine {} to launch {}",
+                               workload::to_string(w.engine), *f.emit, *f.emit)});
+}
+
+/// The files of the estimate's launch, written; their names.
+std::string write_launch(const workload::Workload& w, const report::Estimate& e,
+                         const EstimateFlags& f) {
+  const auto& c = e.rows.front().compute;
+  if (!c.serving || !c.serving->launch) return "";
+  const auto summary = fmt::format(
+      "{} on {} {}{}: {} requests in flight of {} prompt + {} output tokens", *f.emit, w.gpus,
+      e.gpu->id, w.gpus > 1 ? " GPUs" : "", w.batch_size, w.prompt_len, w.output_len);
+  const auto files = workload::launch_files(*c.serving->launch, *f.emit, summary);
+  write_files(*f.output_dir, files, f.force);
+  std::string names;
+  for (const auto& file : files) names += (names.empty() ? "" : ", ") + file.name;
+  return names;
+}
 
 /// --disaggregate P:D (instances) and --prefill-gpus N: the layout, on a
 /// serving workload with --gpu; each decode instance has w's GPUs.
@@ -81,13 +122,18 @@ ExitCode run_estimate(const Globals& g, const EstimateFlags& flags) {
   if (!w) throw InputError(std::move(w.error()));
   const auto layout = layout_of(*w, flags, cat);
   const auto disaggregate = disaggregate_of(*w, flags);
+  check_emit(*w, flags);
   const auto e = report::make_estimate(*w, cat, layout, disaggregate);
-  if (g.format == "json")
+  const std::string written = flags.emit ? write_launch(*w, e, flags) : "";
+  if (g.format == "json") {
     emit(g, report::estimate_json(e).dump(2) + "\n");
-  else if (g.format == "html")
+  } else if (g.format == "html") {
     emit(g, report::estimate_html(e));
-  else
-    emit(g, report::estimate_text(e, g.width));
+  } else {
+    std::string text = report::estimate_text(e, g.width);
+    if (!written.empty()) text += fmt::format("Wrote {} in {}\n", written, *flags.output_dir);
+    emit(g, text);
+  }
   // With --gpu the question is "does it fit?": "no" is exit 1, as in check
   // and recommend. A fit that needs the listed changes is a "yes".
   const bool no =
@@ -111,6 +157,8 @@ Examples:
   gpuadvisor estimate --model llama-2-70b --task inference --seq-len 4096 --batch-size 8
   gpuadvisor estimate --model llama-3.1-70b --task inference --gpu h100-sxm --gpus 4 \
       --concurrency 64 --disaggregate 1:3
+  gpuadvisor estimate --model llama-3.1-8b --task inference --gpu h100-sxm --concurrency 32 \
+      --emit vllm --output-dir serve/
   gpuadvisor estimate --model llama-3-70b --tokens 15T --gpu h100-sxm --gpus 1024
   gpuadvisor estimate --model resnet-50 --gpu a100-80gb-sxm --batch-size 256 --format json
   gpuadvisor estimate --model-size 175B --layers 96 --hidden 12288 --heads 96 --gpu a100-80gb-sxm \
@@ -135,6 +183,16 @@ listed changes), 1 with --gpu: it does not fit that GPU even with changes,
   dis->add_option("--prefill-gpus", flags->prefill_gpus,
                   "GPUs of each prefill instance (default: --gpus)")
       ->type_name("N");
+  auto* e =
+      cmd->add_option_group("Launch file", "The serving engine's launch, as the estimate runs it");
+  set_choices(e->add_option("--emit", flags->emit,
+                            "vllm, sglang or trtllm (the --engine): serve-ENGINE.sh, and "
+                            "TensorRT-LLM's YAML beside it")
+                  ->type_name("ENGINE"),
+              {"vllm", "sglang", "trtllm"});
+  e->add_option("--output-dir", flags->output_dir, "Folder for the --emit files (created)")
+      ->type_name("DIR");
+  e->add_flag("--force", flags->force, "Replace files that exist in --output-dir");
   r.add(cmd, kEstimateFormats, [&g, flags] { return run_estimate(g, *flags); });
 }
 

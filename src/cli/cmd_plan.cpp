@@ -170,27 +170,6 @@ plan::Query make_query(const PlanFlags& f, const catalog::Catalog& cat) {
   return q;
 }
 
-/// Writes every file or none: each staged beside its target (StagedFile),
-/// then all renamed. Existing files are refused unless --force.
-void write_files(const std::string& dir, const std::vector<plan::EmittedFile>& files, bool force) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    bad(dir, fmt::format("cannot write: {}", ec ? ec.message() : "not a directory"));
-  for (const auto& f : files) {
-    const fs::path target = fs::path(dir) / f.name;
-    if (!force && fs::exists(fs::symlink_status(target)))
-      bad(target.string(), "exists; refusing to overwrite it (--force replaces it)");
-  }
-  std::vector<std::unique_ptr<StagedFile>> staged;
-  for (const auto& f : files) {
-    staged.push_back(std::make_unique<StagedFile>((fs::path(dir) / f.name).string(), f.content,
-                                                  f.executable ? 0755U : 0644U));
-  }
-  for (auto& s : staged) s->commit();
-}
-
 ExitCode run_plan(const Globals& g, const PlanFlags& f) {
   require_format(g, "plan", kPlanFormats);
   for (const auto& e : f.emit) {

@@ -11,6 +11,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -166,6 +168,25 @@ void install_temp_file_guard() {
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     ::sigaction(sig, &sa, nullptr);
   }
+}
+
+void write_files(const std::string& dir, const std::vector<EmittedFile>& files, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) cannot_write(dir, ec ? ec.message() : "not a directory");
+  for (const auto& f : files) {
+    const fs::path target = fs::path(dir) / f.name;
+    if (!force && fs::exists(fs::symlink_status(target)))
+      throw InputError(Diagnostic{target.string(), "",
+                                  "exists; refusing to overwrite it (--force replaces it)"});
+  }
+  std::vector<std::unique_ptr<StagedFile>> staged;
+  for (const auto& f : files) {
+    staged.push_back(std::make_unique<StagedFile>((fs::path(dir) / f.name).string(), f.content,
+                                                  f.executable ? 0755U : 0644U));
+  }
+  for (auto& s : staged) s->commit();
 }
 
 }  // namespace gpuadvisor::cli

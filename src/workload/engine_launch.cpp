@@ -15,6 +15,9 @@
 namespace gpuadvisor::workload {
 namespace {
 
+/// The model's place when it has no repository: the user names it.
+constexpr std::string_view kCheckpoint = "CHECKPOINT";
+
 /// The most of the GPU an engine is told to take when its default falls
 /// short: what the engines' own tuning guides go to (vLLM's and SGLang's
 /// examples use 0.95), leaving the CUDA context and the allocator room.
@@ -58,6 +61,33 @@ std::string EngineLaunch::command() const {
   return out;
 }
 
+std::vector<EmittedFile> launch_files(const EngineLaunch& l, const std::string& engine,
+                                      const std::string& summary) {
+  const std::string script = fmt::format("serve-{}.sh", engine);
+  // The model: its repository, or the checkpoint the user names.
+  const bool given = l.model == kCheckpoint;
+  const std::string model = given ? "\"$model\"" : l.model;
+  std::string out = fmt::format("#!/usr/bin/env bash\n# {}\n", summary);
+  out +=
+      "# Written by gpuadvisor estimate --emit; docs/serving.md section 3.2 lists the options.\n";
+  if (!l.note.empty()) out += fmt::format("# Supply {}.\n", l.note);
+  out += "set -euo pipefail\n";
+  if (given) out += fmt::format("model=\"${{1:?usage: {} CHECKPOINT}}\"\n", script);
+  if (!l.config_name.empty()) out += "here=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n";
+  out += "exec " + l.program;
+  if (l.program != "python -m sglang.launch_server") out += " " + model;
+  for (const auto& [flag, value] : l.options) {
+    std::string v = value;
+    if (flag == "--model-path") v = model;
+    if (!l.config_name.empty() && value == l.config_name) v = "\"$here/" + value + "\"";
+    out += " \\\n    " + flag + (v.empty() ? "" : " " + v);
+  }
+  out += "\n";
+  std::vector<EmittedFile> files{{script, out, true}};
+  if (!l.config_name.empty()) files.push_back({l.config_name, l.config, false});
+  return files;
+}
+
 std::string checkpoint_repository(const catalog::Catalog& cat, const catalog::ModelPreset& preset) {
   constexpr std::string_view kHub = "huggingface.co/";
   for (const auto& key : preset.sources) {
@@ -80,7 +110,7 @@ std::optional<EngineLaunch> engine_launch(const Workload& w, const catalog::Gpu&
   const auto& p = engine_profile(w.engine);
   if (p.scheduler == Scheduler::static_batch) return std::nullopt;
   EngineLaunch l;
-  l.model = repository.empty() ? "CHECKPOINT" : repository;
+  l.model = repository.empty() ? std::string(kCheckpoint) : repository;
   if (repository.empty()) l.note = "CHECKPOINT: the model's repository or local path";
   if (w.quant == Quant::awq || w.quant == Quant::gptq) {
     l.note = fmt::format("an {} {} checkpoint of {}", w.quant == Quant::awq ? "AWQ" : "GPTQ",

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuadvisor/core/emitted_file.hpp"
 #include "gpuadvisor/plan/plan.hpp"
 
 namespace gpuadvisor::plan {
@@ -14,11 +15,7 @@ namespace gpuadvisor::plan {
 inline constexpr std::string_view kEngineNames[] = {"megatron", "deepspeed", "torchrun",
                                                     "torchtitan", "slurm"};
 
-struct EmittedFile {
-  std::string name;  ///< file name inside the output directory
-  std::string content;
-  bool executable = false;
-};
+using gpuadvisor::EmittedFile;
 
 /// The files of `engines` (names of kEngineNames; "torchrun" and
 /// "torchtitan" are the same torchtitan launch) for plan `p` of `w`.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/core/emitted_file.hpp"
 #include "gpuadvisor/workload/fwd.hpp"
 
 namespace gpuadvisor::workload {
@@ -38,6 +39,15 @@ struct EngineLaunch {
 /// without a server (trtllm-0.6, hf).
 [[nodiscard]] std::optional<EngineLaunch> engine_launch(const Workload& w, const catalog::Gpu& g,
                                                         int gpus);
+
+/// `estimate --emit ENGINE`: `l` as files, serve-ENGINE.sh (executable: the
+/// command, one option a line, after `exec`; the checkpoint its first
+/// argument when the model has no repository) and the engine's config file
+/// beside it, read from the script's folder. `summary` heads the script as
+/// a comment: it must be one line of plain text.
+[[nodiscard]] std::vector<EmittedFile> launch_files(const EngineLaunch& l,
+                                                    const std::string& engine,
+                                                    const std::string& summary);
 
 /// The Hugging Face repository ("meta-llama/Llama-3.1-70B") of a preset,
 /// from the huggingface.co address of its sources; "" without one.
