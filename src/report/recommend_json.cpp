@@ -177,8 +177,10 @@ ordered_json recommend_json(const search::Recommendation& r, const search::Reque
     if (nf.nearest) {
       ordered_json near = build_json(*nf.nearest, r, req);
       near.erase("rank");
-      n["nearest"] = {
-          {"breaks", nf.broken}, {"message", nf.broken_message}, {"build", std::move(near)}};
+      n["nearest"] = {{"breaks", nf.broken},
+                      {"message", nf.broken_message},
+                      {"lever", nf.lever.empty() ? ordered_json(nullptr) : ordered_json(nf.lever)},
+                      {"build", std::move(near)}};
     } else {
       n["nearest"] = nullptr;
     }

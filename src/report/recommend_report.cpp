@@ -225,6 +225,8 @@ std::string recommend_text(const search::Recommendation& r, const search::Reques
           wrap_text(fmt::format("Nearest build (breaks {}: {}):", nf.broken, nf.broken_message),
                     st.width, 0, 2));
       out += build_text(*nf.nearest, req, st, "--");
+      if (!nf.lever.empty())
+        out += fmt::format("\n{}\n", wrap_text("Lift it: " + nf.lever, st.width, 0, 2));
     }
     const auto alternatives = [&](bool within) {
       std::string lines;

@@ -280,3 +280,10 @@ const RuleDecl kPowerRules[] = {
 std::span<const RuleDecl> power_rules() { return kPowerRules; }
 
 }  // namespace gpuadvisor::rules::detail
+
+namespace gpuadvisor::rules {
+const RuleDecl& wall_circuit_rule() {
+  // PWR003: the entry after PWR001 and PWR002.
+  return detail::kPowerRules[2];
+}
+}  // namespace gpuadvisor::rules

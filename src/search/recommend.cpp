@@ -4,16 +4,39 @@
 #include "gpuadvisor/search/recommend.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/rules/region.hpp"
 #include "recommend_impl.hpp"
 
 namespace gpuadvisor::search {
 namespace {
+
+/// What lifts the rule a nearest build breaks (NoFit::lever): the wall
+/// circuit it draws, at the circuits' continuous share, rounded up to 100 W;
+/// a cluster when the memory of no single server holds the job.
+std::string lever(const rules::RuleDecl& broken, const RecommendedBuild& nearest, bool no_server,
+                  const rules::RuleSet& rules) {
+  if (&broken == &rules::wall_circuit_rule()) {
+    const double frac = rules.params.circuit_continuous_fraction;
+    const double circuit = std::ceil(nearest.power.wall_w / frac / 100) * 100;
+    return fmt::format(
+        "--circuit {:.0f}: a feed of {} W, whose {:.0f} % continuous share carries the {} W "
+        "this build draws at the wall (three-phase or 60 A circuits; ask the site)",
+        circuit, format_number(circuit), frac * 100, format_number(nearest.power.wall_w));
+  }
+  if (&broken == &rules::vram_fit_rule() && no_server) {
+    return "more GPUs than one server holds: gpuadvisor plan, with the same workload flags and "
+           "--gpu, lays the job out over nodes (or recommend with a larger --budget composes a "
+           "cluster)";
+  }
+  return "";
+}
 
 using detail::Assembler;
 using detail::change_text;
@@ -315,6 +338,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
       nf.broken = std::string(best->rule->id);
       const rules::Finding* f = first_error(*nf.nearest);
       nf.broken_message = f != nullptr ? f->message : std::string(best->rule->id);
+      nf.lever = lever(*best->rule, *nf.nearest, !any_fit, rules);
     }
   }
   // Workload and constraint changes that would fit the budget.

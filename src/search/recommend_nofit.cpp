@@ -134,13 +134,21 @@ const rules::Finding* first_error(const RecommendedBuild& b) {
 std::optional<NearestBuild> nearest_breaking_one(
     const std::function<std::unique_ptr<Context>()>& make, RuleMask candidates,
     const Constraints& cons) {
+  // A build that breaks the memory rule cannot run the job at all; one that
+  // breaks another (the feed, the outlet, the slots) runs it once that is
+  // changed: those come first, the cheapest of them, and the memory rule's
+  // build only when no other rule's relaxation finds one.
+  const auto memory = bit(rules::vram_fit_rule());
   std::optional<NearestBuild> best;
   for (const rules::RuleDecl* r : rules::registry()) {
     if ((candidates & bit(*r)) == 0) continue;
     auto relaxed = make();
     relaxed->relax(bit(*r));
     auto c = Searcher(*relaxed, cons).cheapest();
-    if (c && (!best || c->price < best->candidate.price)) {
+    if (!c) continue;
+    const bool runs = bit(*r) != memory;
+    const bool best_runs = best && bit(*best->rule) != memory;
+    if (!best || (runs && !best_runs) || (runs == best_runs && c->price < best->candidate.price)) {
       best = NearestBuild{*c, r, std::move(relaxed)};
     }
   }

@@ -46,7 +46,7 @@ void require_widths(const std::string& text, std::size_t width) {
 TEST_CASE("recommend --budget 20000 --model-size 7B: ranked in-budget builds that pass check",
           "[cli][recommend]") {
   const json j = recommend_json({"--budget", "20000", "--model-size", "7B"});
-  CHECK(j["schema_version"] == 4);
+  CHECK(j["schema_version"] == 5);
   CHECK(j["query"]["budget_usd"] == 20000.0);
   CHECK(j["query"]["objective"] == "time");
   CHECK(j["query"]["workload"]["task"] == "lora");
@@ -222,6 +222,35 @@ TEST_CASE("recommend when no GPU holds the workload: exit 1 and the rule the nea
     vram_error = vram_error || (f["rule"] == "VRAM001" && f["severity"] == "error");
   }
   CHECK(vram_error);
+  CHECK(nf["nearest"]["lever"] ==
+        "more GPUs than one server holds: gpuadvisor plan, with the same workload flags and "
+        "--gpu, lays the job out over nodes (or recommend with a larger --budget composes a "
+        "cluster)");
+}
+
+TEST_CASE("recommend when the feed binds: the nearest build runs the job, and the circuit lifts it",
+          "[cli][recommend]") {
+  // A 70B full fine-tune fits 8x B200 (180 GB each), which draw more at the
+  // wall than the default US rack feed carries (2 x 208 V / 30 A at 80 %,
+  // 9,984 W): the nearest build is that one, breaking PWR003, not a 12 GB
+  // card that cannot hold the job at all (it breaks VRAM001, but costs less).
+  const std::vector<std::string> base{"--budget", "$500k",    "--model-size", "70B",
+                                      "--task",   "finetune", "--vendor",     "nvidia"};
+  const json j = recommend_json(base, 1);
+  const auto& nf = j["no_fit"];
+  CHECK(nf["reason"] == "no build passes every rule at any price; the nearest breaks PWR003");
+  CHECK(nf["nearest"]["breaks"] == "PWR003");
+  CHECK(nf["nearest"]["build"]["gpu"]["id"] == "b200-sxm");
+  CHECK(nf["nearest"]["build"]["gpu"]["count"] == 8);
+  CHECK(nf["nearest"]["lever"] ==
+        "--circuit 14000: a feed of 14,000 W, whose 80 % continuous share carries the 11,177 W "
+        "this build draws at the wall (three-phase or 60 A circuits; ask the site)");
+  // The lever does what it says.
+  auto lifted = base;
+  lifted.insert(lifted.end(), {"--circuit", "14000"});
+  const json k = recommend_json(lifted, 0);
+  REQUIRE(!k["builds"].empty());
+  CHECK(k["builds"][0]["gpu"]["id"] == "b200-sxm");
 }
 
 TEST_CASE("recommend rejects bad flags with exit 2 and one line per problem", "[cli][recommend]") {

@@ -12,7 +12,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kRecommendOutputSchemaVersion = 4;
+inline constexpr int kRecommendOutputSchemaVersion = 5;
 
 /// A build's bill of materials ("parts"), power budget ("power") and
 /// findings ("findings") as recommend's JSON has them.

@@ -140,6 +140,9 @@ inline constexpr std::size_t kMaxRules = 64;
 /// The rule that checks the workloads fit in GPU memory (VRAM001): the
 /// search reports fit separately from the other rules.
 [[nodiscard]] const RuleDecl& vram_fit_rule();
+/// The rule that checks the draw at the wall against the site's circuits
+/// (PWR003): recommend's "nothing fits" names the circuit that lifts it.
+[[nodiscard]] const RuleDecl& wall_circuit_rule();
 
 namespace testing {
 /// Adds a rule to the registry for the lifetime of the object (tests only:

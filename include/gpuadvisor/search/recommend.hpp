@@ -128,10 +128,14 @@ struct Alternative {
 
 /// Why nothing fits, and what would.
 struct NoFit {
-  std::string reason;                         ///< one sentence
-  std::optional<RecommendedBuild> nearest;    ///< the cheapest build breaking one thing
-  std::string broken;                         ///< "budget" or the rule id the nearest build breaks
-  std::string broken_message;                 ///< what it breaks, with the numbers
+  std::string reason;                       ///< one sentence
+  std::optional<RecommendedBuild> nearest;  ///< the cheapest build breaking one thing
+  std::string broken;                       ///< "budget" or the rule id the nearest build breaks
+  std::string broken_message;               ///< what it breaks, with the numbers
+  /// The flag or command that lifts what binds ("--circuit 14000: ..."):
+  /// for the feed, the circuit the nearest build draws; for memory no
+  /// server holds, a cluster plan. Empty otherwise.
+  std::string lever;
   std::optional<double> smallest_budget_usd;  ///< the cheapest build that passes every rule
   std::vector<Alternative> alternatives;
 };
