@@ -9,6 +9,8 @@
 
 #include "cli.hpp"
 #include "gpuadvisor/catalog/serialize.hpp"
+#include "gpuadvisor/core/money.hpp"
+#include "gpuadvisor/core/number.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/rules/region.hpp"
 #include "gpuadvisor/rules/rule_set.hpp"
@@ -95,6 +97,24 @@ std::optional<std::string> choice(const std::optional<std::string>& text, std::s
   return std::nullopt;
 }
 
+/// The assumption a budget in another currency than the region's adds: the
+/// amount as read and the rate it is converted at; "" in the region's own.
+std::string budget_note(const std::string& text, const rules::Region& region,
+                        const MoneyFormat& money) {
+  const auto a = parse_amount(text, region.currency);
+  if (!a || a->currency == region.currency) return "";
+  const double rate = rules::rate_for(a->currency, region, money.per_usd);
+  const std::string read = format_money(a->value, a->currency);
+  return fmt::format(
+      "budget {}{} = {} at {} {} per US dollar (the dated rate of the region that uses it, "
+      "data/regions.json){}",
+      read, a->yuan_from_numeral ? fmt::format(" ({}: 万 and 亿 write yuan)", a->currency) : "",
+      money(a->value / rate), format_decimal(rate, 4), a->currency,
+      a->yuan_from_numeral && region.currency != "CNY"
+          ? "; --region cn prices the build in China with yuan throughout"
+          : "");
+}
+
 search::Request to_request(const RecommendOptions& o) {
   Diagnostics diags;
   search::Request req;
@@ -120,6 +140,7 @@ search::Request to_request(const RecommendOptions& o) {
                                  req.money(1e9), *o.budget)});
   } else {
     c.budget = search::to_cents(*usd);
+    req.budget_note = budget_note(*o.budget, region, req.money);
   }
   if (!o.workload.model && !o.workload.model_size && !o.workload.model_config &&
       !o.serving.given()) {

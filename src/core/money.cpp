@@ -144,10 +144,18 @@ gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
   }
   // Multiplier, then the digits.
   double factor = 1;
+  bool yuan_from_numeral = false;
   for (const auto& m : kMultipliers) {
     if (s.size() > m.text.size() && s.ends_with(m.text)) {
       factor = m.factor;
       s = trim(s.substr(0, s.size() - m.text.size()), kBlanks);
+      // 万 and 亿 with no currency are how yuan amounts are written (yen
+      // ones too, where yen are local): not dollars or euros.
+      const bool numeral = m.text == "\u4e07" || m.text == "\u4ebf";
+      if (numeral && before.empty() && after.empty() && local != "CNY" && local != "JPY") {
+        currency = "CNY";
+        yuan_from_numeral = true;
+      }
       break;
     }
   }
@@ -228,7 +236,7 @@ gpuadvisor::expected<Amount, std::string> parse_amount(std::string_view text,
   if (!std::isfinite(value)) {
     return gpuadvisor::unexpected(fmt::format("number out of range; {}", expected));
   }
-  return Amount{value, interned(currency)};
+  return Amount{value, interned(currency), yuan_from_numeral};
 }
 
 std::string format_money(double amount, std::string_view currency, int decimals) {

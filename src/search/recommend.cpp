@@ -213,6 +213,7 @@ expected<Recommendation, Diagnostics> recommend(const catalog::Catalog& cat,
                          out.workload.assumptions.end());
   if (!data.assumption.empty()) out.assumptions.push_back(data.assumption);
   if (auto mains = mains_assumption(req, rules)) out.assumptions.push_back(*mains);
+  if (!req.budget_note.empty()) out.assumptions.push_back(req.budget_note);
   if (req.money.currency != "USD") {
     const rules::Region& g = region_of(req);
     out.assumptions.push_back(

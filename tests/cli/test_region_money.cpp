@@ -55,6 +55,34 @@ TEST_CASE("recommend --region cn reads the budget in yuan in every written form"
   CHECK(fx["query"]["budget_usd"] == 20000.0);
 }
 
+TEST_CASE("recommend outside China reads 15万 as yuan, converted, and says so", "[cli][region]") {
+  // Before: 15万 was read as $150,000 in the US region. Now it is ¥150,000,
+  // at the cn region's dated rate (7.18 per dollar), stated in the assumptions.
+  const json j = recommend({"--budget", "15\u4e07"});
+  CHECK(j["currency"] == json{{"code", "USD"}, {"per_usd", 1}});
+  CHECK(j["query"]["budget_usd"] == 20891.36);
+  bool noted = false;
+  for (const auto& a : j["query"]["assumptions"]) {
+    noted = noted || a == "budget \u00a5150,000 (CNY: \u4e07 and \u4ebf write yuan) = $20,891 at "
+                          "7.18 CNY per US dollar (the dated rate of the region that uses it, "
+                          "data/regions.json); --region cn prices the build in China with yuan "
+                          "throughout";
+  }
+  CHECK(noted);
+  // An explicit currency converts the same way, without the numeral's words.
+  const json k = recommend({"--region", "eu", "--budget", "150000 CNY"});
+  bool converted = false;
+  for (const auto& a : k["query"]["assumptions"]) {
+    converted = converted || a.get<std::string>().starts_with("budget \u00a5150,000 = \u20ac");
+  }
+  CHECK(converted);
+  // In the region's own currency there is nothing to say.
+  const json plain = recommend({"--budget", "20k"});
+  for (const auto& a : plain["query"]["assumptions"]) {
+    CHECK_FALSE(a.get<std::string>().starts_with("budget "));
+  }
+}
+
 TEST_CASE("recommend --region cn builds: parts sold in China, CNY prices, a 220 V outlet",
           "[cli][region]") {
   const json j = recommend({"--region", "cn", "--budget", "15\u4e07", "--top", "5"});

@@ -33,13 +33,17 @@ inline constexpr Currency kCurrencies[] = {{"USD", "$", "US dollars"},
 struct Amount {
   double value = 0;
   std::string_view currency;  ///< ISO code (points into kCurrencies)
+  /// Yuan read from 万 or 亿 with no currency marker where `local` is
+  /// neither yuan nor yen: Chinese numerals, not dollars.
+  bool yuan_from_numeral = false;
 };
 
 /// Parses an amount of money. A bare number ("20000", "20k", "15万") is in
 /// `local` (the region's currency); a symbol or code names another: "$20k",
 /// "€20,000", "£20k", "¥150000" (yuan where `local` is CNY, yen where it is JPY;
 /// ambiguous elsewhere), "150k CNY", "150000CNY", "RMB 150000", "15万元",
-/// "300万円". Multipliers: k (10^3), M (10^6), 万 (10^4), 亿 (10^8). Commas
+/// "300万円". Multipliers: k (10^3), M (10^6), 万 (10^4), 亿 (10^8); a bare
+/// amount with 万 or 亿 is yuan unless `local` is yuan or yen. Commas
 /// group thousands; a point is a decimal point. Rejects negatives, two
 /// currencies, misplaced commas, three decimals ("20.000" is ambiguous) and
 /// anything else with a message that says what was expected.

@@ -56,6 +56,9 @@ struct Request {
   /// How amounts are shown: the region's currency at its (or --fx's) rate.
   /// Budgets and prices stay in US dollars inside the search.
   MoneyFormat money;
+  /// How a budget in another currency than the region's was read ("budget
+  /// ¥150,000 (15万: yuan) at 7.1 per US dollar ..."); empty otherwise.
+  std::string budget_note;
   std::optional<double> dataset_gb;  ///< --dataset-gb; default from the tokens
   std::optional<int> checkpoints;    ///< checkpoints kept; default the rules' STOR002 value
   /// The price energy is costed at (--electricity-price, else the region's in

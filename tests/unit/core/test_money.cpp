@@ -33,6 +33,21 @@ TEST_CASE("a bare amount is in the region's currency", "[money]") {
   CHECK(as_text("1.5e5 CNY", "USD") == "CNY 150000.000000");
 }
 
+TEST_CASE("万 and 亿 without a currency are yuan outside the yuan and yen regions", "[money]") {
+  // Chinese numerals: "15万" is 150,000 yuan, never 150,000 dollars or euros.
+  CHECK(as_text("15\u4e07", "USD") == "CNY 150000.000000");
+  CHECK(as_text("1\u4ebf", "EUR") == "CNY 100000000.000000");
+  CHECK(parse_amount("15\u4e07", "USD")->yuan_from_numeral);
+  // Yen where yen are local; a marker decides; k and M stay local.
+  CHECK(as_text("300\u4e07", "JPY") == "JPY 3000000.000000");
+  CHECK_FALSE(parse_amount("300\u4e07", "JPY")->yuan_from_numeral);
+  CHECK(as_text("$15\u4e07", "USD") == "USD 150000.000000");
+  CHECK(as_text("300\u4e07\u5186", "USD") == "JPY 3000000.000000");
+  CHECK_FALSE(parse_amount("300\u4e07\u5186", "USD")->yuan_from_numeral);
+  CHECK(as_text("15k", "USD") == "USD 15000.000000");
+  CHECK_FALSE(parse_amount("15\u4e07", "CNY")->yuan_from_numeral);
+}
+
 TEST_CASE("a symbol or code names the currency", "[money]") {
   CHECK(as_text("$20k", "CNY") == "USD 20000.000000");
   CHECK(as_text("US$20,000", "CNY") == "USD 20000.000000");
