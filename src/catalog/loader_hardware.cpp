@@ -95,6 +95,8 @@ Gpu read_entry(std::type_identity<Gpu>, ObjectReader& r, Ctx& ctx) {
     }
   }
   assign_enum(g.condition, r.choice("condition", kConditionNames));
+  if (r.has("availability"))
+    assign_enum(g.availability, r.choice("availability", kAvailabilityNames, Need::optional));
 
   // Consistency between fields of one card.
   if (g.form_factor == GpuFormFactor::pcie) {

@@ -20,7 +20,7 @@ namespace {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(LocalPrice) == 112 && sizeof(Price) == 104 && sizeof(PartBase) == 248);
 static_assert(sizeof(Architecture) == 224 && sizeof(GpuInterconnect) == 48);
-static_assert(sizeof(Gpu) == 560 && sizeof(Cpu) == 424 && sizeof(IncludedPart) == 40);
+static_assert(sizeof(Gpu) == 568 && sizeof(Cpu) == 424 && sizeof(IncludedPart) == 40);
 static_assert(sizeof(Platform) == 704 && sizeof(MemoryKit) == 312 && sizeof(Storage) == 312);
 static_assert(sizeof(Psu) == 344 && sizeof(Cooling) == 304 && sizeof(CpuCooler) == 320);
 static_assert(sizeof(ModelPreset) == 224 && sizeof(CloudPrice) == 200 && sizeof(Source) == 96);
@@ -58,7 +58,8 @@ void fields(V& v, T& g) {
   v(g.vendor, g.architecture, g.market, g.memory_gb, g.memory_type, g.memory_bandwidth_gbs,
     g.tensor_tflops_16bit, g.tensor_tflops_fp8, g.fp32_tflops, g.tf32_tflops, g.power_w,
     g.form_factor, g.slot_width, g.length_mm, g.baseboard, g.interconnect, g.pcie_gen, g.pcie_lanes,
-    g.power_connector, g.power_connector_count, g.passive_cooling, g.cooling, g.condition);
+    g.power_connector, g.power_connector_count, g.passive_cooling, g.cooling, g.condition,
+    g.availability);
 }
 template <typename V, Is<Cpu> T>
 void fields(V& v, T& c) {

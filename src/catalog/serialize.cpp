@@ -46,6 +46,7 @@ std::string_view name_of(const std::string_view (&names)[N], E e) {
 
 std::string_view to_string(PriceKind k) { return name_of(kPriceKinds, k); }
 std::string_view to_string(Condition c) { return name_of(kConditionNames, c); }
+std::string_view to_string(Availability a) { return name_of(kAvailabilityNames, a); }
 std::string_view to_string(GpuFormFactor f) { return name_of(kGpuFormNames, f); }
 std::string_view to_string(GpuMarket m) { return name_of(kGpuMarketNames, m); }
 std::string_view to_string(PlatformKind k) { return name_of(kPlatformKindNames, k); }
@@ -96,6 +97,7 @@ ojson to_json(const Gpu& g) {
   j["passive_cooling"] = g.passive_cooling;
   j["cooling"] = to_string(g.cooling);
   j["condition"] = to_string(g.condition);
+  j["availability"] = to_string(g.availability);
   put_tail(j, g);
   return j;
 }

@@ -69,6 +69,9 @@ bool allowed(const catalog::Gpu& g, const Constraints& c) {
   if (!c.gpu_id.empty() && g.id != c.gpu_id) return false;
   if (!c.vendor.empty() && g.vendor != c.vendor) return false;
   if (!c.allow_used && g.condition == catalog::Condition::used) return false;
+  // New units of a model no longer sold new cannot be ordered.
+  if (g.condition == catalog::Condition::new_ && g.availability != catalog::Availability::current)
+    return false;
   return true;
 }
 

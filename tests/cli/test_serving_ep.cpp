@@ -100,9 +100,11 @@ TEST_CASE("recommend: a GPU model without a passing build names the rules", "[cl
   std::map<std::string, std::string> why;
   for (const auto& x : j["rejected"]) why[x["gpu"]] = x["reason"];
   // One rule: the circuit.
-  CHECK(why["v100-16gb-pcie"] ==
+  CHECK(why["rtx-4090"] ==
         "no build that holds 4 of them (or a multiple) passes every rule; the nearest (4 GPUs) "
         "breaks PWR003 (Wall circuit)");
+  // New V100s are no longer sold (availability "discontinued"): not a choice at all.
+  CHECK(why.count("v100-16gb-pcie") == 0);
   // Several together: no build breaks only one of them.
   CHECK(why["h100-sxm"] ==
         "no build that holds them passes every rule; the nearest (8 GPUs) breaks PWR002 (PSU "

@@ -31,6 +31,7 @@ struct Source;
 
 // Scoped enumerations: complete once declared (their values in parts.hpp).
 enum class Condition;
+enum class Availability;
 enum class PriceKind;
 enum class GpuFormFactor;
 enum class GpuCooling;

@@ -13,6 +13,11 @@
 namespace gpuadvisor::catalog {
 
 enum class Condition { new_, used };
+/// Whether a GPU model is sold new: `discontinued` ones are not (new
+/// listings of them are never recommended; their -used listings are, under
+/// --allow-used); `superseded` ones gave way to a successor sold in the same
+/// markets.
+enum class Availability { current, discontinued, superseded };
 
 /// What a price is: a list price (MSRP/SEP), a new street price, a used sold
 /// price, a vendor quote, or an estimate (its source says how it was derived).
@@ -116,6 +121,7 @@ struct Gpu : PartBase {
   /// consumer cards and blower for the rest.
   GpuCooling cooling = GpuCooling::blower;
   Condition condition = Condition::new_;
+  Availability availability = Availability::current;
 };
 
 struct Cpu : PartBase {

@@ -32,6 +32,7 @@ using ojson = nlohmann::ordered_json;
 /// loader reads a value as its index, to_string() writes it back.
 inline constexpr std::string_view kPriceKinds[] = {"msrp", "street", "used", "quote", "estimate"};
 inline constexpr std::string_view kConditionNames[] = {"new", "used"};
+inline constexpr std::string_view kAvailabilityNames[] = {"current", "discontinued", "superseded"};
 inline constexpr std::string_view kGpuFormNames[] = {"pcie", "sxm", "oam"};
 inline constexpr std::string_view kGpuCoolingNames[] = {"passive", "blower", "open-air", "liquid"};
 inline constexpr std::string_view kGpuMarketNames[] = {"consumer", "workstation", "datacenter"};
@@ -43,6 +44,7 @@ inline constexpr std::string_view kModelKindNames[] = {"transformer", "cnn"};
 inline constexpr std::string_view kGpuVendors[] = {"nvidia", "amd"};
 [[nodiscard]] std::string_view to_string(PriceKind k);
 [[nodiscard]] std::string_view to_string(Condition c);
+[[nodiscard]] std::string_view to_string(Availability a);
 [[nodiscard]] std::string_view to_string(GpuFormFactor f);
 [[nodiscard]] std::string_view to_string(GpuMarket m);
 [[nodiscard]] std::string_view to_string(PlatformKind k);
