@@ -62,6 +62,8 @@ ordered_json cluster_json(const search::Cluster& c, const MoneyFormat& money) {
                    {"count", l.count},
                    {"unit_price_usd", cents(l.unit_usd)},
                    {"total_price_usd", cents(l.total_usd)},
+                   {"price_kind", l.price_kind},
+                   {"price_date", l.price_date},
                    {"note", l.note}});
   }
   j["network_bom"] = std::move(bom);

@@ -65,6 +65,8 @@ ordered_json build_parts_json(const RecommendedBuild& b, const search::Request& 
     p["total_price_usd"] = round_to(l.total_usd, 2);
     p["unit_price"] = round_to(req.money.local(l.unit_usd), 0);
     p["total_price"] = round_to(req.money.local(l.total_usd), 0);
+    p["price_kind"] = l.price_kind;
+    p["price_date"] = l.price_date;
     if (!l.note.empty()) p["note"] = l.note;
     parts.push_back(std::move(p));
   }

@@ -66,33 +66,43 @@ std::string build_bill_text(const RecommendedBuild& b, const search::Request& re
   // Bill of materials: every column as wide as its content, the name in the
   // rest of the line, wrapped (never cut) where the terminal is too narrow.
   const std::string total = req.money(search::to_usd(c.price));
-  std::size_t catw = 5, idw = 2, qtyw = 3, unitw = 5, totalw = total.size();
+  std::size_t catw = 5, idw = 2, qtyw = 3, unitw = 5, totalw = total.size(), pricew = 5;
   for (const auto& l : b.bom) {
     const bool inc = !l.note.empty();
     catw = std::max(catw, l.category.size());
+    pricew = std::max(pricew, inc ? 1 : l.price_basis().size());
     idw = std::max(idw, terminal_safe(l.id).size());
     qtyw = std::max(qtyw, std::to_string(l.count).size());
     unitw = std::max(unitw, inc ? 5 : req.money(l.unit_usd).size());
     totalw = std::max(totalw, inc ? 1 : req.money(l.total_usd).size());
   }
-  const std::size_t prefix = 4 + catw + 1 + idw + 1 + qtyw + 1 + unitw + 1 + totalw + 2;
+  const std::size_t prefix =
+      4 + catw + 1 + idw + 1 + qtyw + 1 + unitw + 1 + totalw + 1 + pricew + 2;
   const std::size_t namew = width > prefix + 10 ? width - prefix : 10;
   auto bom_line = [&](std::string_view cat, std::string_view id, std::string_view qty,
-                      std::string_view unit, std::string_view tot, const std::string& name) {
-    std::string line =
-        fmt::format("    {:<{}} {:<{}} {:>{}} {:>{}} {:>{}}  {}", cat, catw, id, idw, qty, qtyw,
-                    unit, unitw, tot, totalw, wrap_text(name, prefix + namew, prefix, prefix));
+                      std::string_view unit, std::string_view tot, std::string_view price,
+                      const std::string& name) {
+    std::string line = fmt::format("    {:<{}} {:<{}} {:>{}} {:>{}} {:>{}} {:<{}}  {}", cat, catw,
+                                   id, idw, qty, qtyw, unit, unitw, tot, totalw, price, pricew,
+                                   wrap_text(name, prefix + namew, prefix, prefix));
     while (!line.empty() && line.back() == ' ') line.pop_back();
     return line + "\n";
   };
-  out += bom_line("part", "id", "qty", "unit", "total", "name");
+  out += bom_line("part", "id", "qty", "unit", "total", "price", "name");
+  double estimated = 0, all = 0;
   for (const auto& l : b.bom) {
     const bool inc = !l.note.empty();
     out += bom_line(l.category, terminal_safe(l.id), std::to_string(l.count),
                     inc ? "incl." : req.money(l.unit_usd), inc ? "-" : req.money(l.total_usd),
-                    terminal_safe(l.name));
+                    inc ? "-" : terminal_safe(l.price_basis()), terminal_safe(l.name));
+    all += l.total_usd;
+    if (l.price_kind == "estimate") estimated += l.total_usd;
   }
-  out += bom_line("total", "", "", "", total, "");
+  // A total that rests mostly on estimates says so beside it.
+  out += bom_line("total", "", "", "", total, "",
+                  all > 0 && estimated > all / 2
+                      ? fmt::format("{:.0f} % on estimates", 100 * estimated / all)
+                      : std::string());
   const auto& pw = b.power;
   std::string power = fmt::format(
       "peak {}; PSUs {} at {} V = {:.2f}x the peak (the rules need {}); {} at the wall, "

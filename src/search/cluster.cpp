@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "fabric.hpp"
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/plan/query.hpp"
 #include "gpuadvisor/search/recommend.hpp"
@@ -89,6 +90,8 @@ BomLine line(std::string category, const catalog::PartBase& p, int count, std::s
   l.unit_usd = p.price.usd;
   l.total_usd = p.price.usd * count;
   l.note = std::move(note);
+  l.price_kind = catalog::to_string(p.price.kind);
+  l.price_date = p.price.date;
   return l;
 }
 

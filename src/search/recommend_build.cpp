@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/rules/engine.hpp"
 #include "gpuadvisor/workload/fit_words.hpp"
 #include "recommend_impl.hpp"
@@ -26,6 +27,8 @@ std::vector<BomLine> bill(const Choice& c) {
     l.unit_usd = included ? 0 : to_usd(to_cents(p->price.usd));
     l.total_usd = included ? 0 : to_usd(count * to_cents(p->price.usd));
     if (included) l.note = "included with the platform";
+    l.price_kind = catalog::to_string(p->price.kind);
+    l.price_date = p->price.date;
     out.push_back(std::move(l));
   };
   add("gpu", c.gpu, c.gpus, false);

@@ -419,3 +419,26 @@ TEST_CASE("recommend's spec keeps --head-dim, so that check accepts a GPT-3 13B 
   auto check = run({"check", path});
   CHECK(check.exit_code == 0);
 }
+
+TEST_CASE("recommend shows each part's price kind and date, and a total resting on estimates",
+          "[cli][recommend]") {
+  // JSON: the catalog's price.kind and price.date for every part.
+  const json j = recommend_json({"--budget", "20000", "--model-size", "7B"});
+  const auto& parts = j["builds"][0]["parts"];
+  REQUIRE(parts[0]["id"] == "rtx-pro-6000-ws");
+  CHECK(parts[0]["price_kind"] == "msrp");
+  CHECK(parts[0]["price_date"] == "2026-04-06");
+  for (const auto& p : parts) {
+    CHECK(p["price_date"].get<std::string>().size() == 10);
+  }
+  // Text: "MSRP 2026-04" beside the GPU's price; "est." for estimates.
+  auto t = gpuadvisor::test::run({"recommend", "--budget", "20000", "--model-size", "7B"});
+  CHECK_THAT(t.out, Catch::Contains(" $8,565  $8,565 MSRP 2026-04  NVIDIA RTX PRO 6000"));
+  CHECK_THAT(t.out, Catch::Contains(" est. 2026-11  LGA1700 B760"));
+  // A total mostly on estimated prices says so (the China-market L20 build:
+  // its GPUs' prices are estimates).
+  auto cn = gpuadvisor::test::run(
+      {"recommend", "--budget", "$100k", "--model-size", "7B", "--task", "lora", "--region", "cn"});
+  CHECK_THAT(cn.out, Catch::Contains("\n    total  "));
+  CHECK_THAT(cn.out, Catch::Contains("% on estimates\n"));
+}
