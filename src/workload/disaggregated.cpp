@@ -76,7 +76,6 @@ DisaggregatedSpeed disaggregated_speed(const Workload& w, const catalog::Gpu& g,
                                        const DisaggregatedLayout& layout, LoadDetail detail,
                                        double instance_max) {
   DisaggregatedSpeed s;
-  s.layout = layout;
   const int np = std::max(1, layout.prefill_gpus), nd = std::max(1, layout.decode_gpus);
   const int P = std::max(1, layout.prefill_replicas), D = std::max(1, layout.decode_replicas);
   s.layout = {P, np, D, nd, layout.server_gpus};
@@ -97,9 +96,9 @@ DisaggregatedSpeed disaggregated_speed(const Workload& w, const catalog::Gpu& g,
     return decode_model.step(std::clamp(requests, 1.0, d(s.decode_capacity)), context).seconds();
   };
 
-  // Each GPU of the smaller side moves its share of the cache over its own
-  // link: the prefill GPUs send what they hold, the decode GPUs receive
-  // what they will hold (a latent cache, replicated, is received whole).
+  // Each GPU moves its share of the cache over its own link: a prefill GPU
+  // sends what it holds, a decode GPU receives what it will hold (a latent
+  // cache, replicated, is received whole); the busier side sets the time.
   const auto link =
       detail::collective_link(g, layout.server_gpus > 0 ? layout.server_gpus : layout.total_gpus());
   const double send =
