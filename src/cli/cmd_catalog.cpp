@@ -1,9 +1,14 @@
 // `gpuadvisor catalog list|show|validate`: browse and validate catalogs.
+#include <algorithm>
+#include <type_traits>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "catalog_region.hpp"
 #include "cli.hpp"
+#include "gpuadvisor/catalog/serialize.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/suggest.hpp"
 #include "gpuadvisor/report/catalog_report.hpp"
@@ -19,7 +24,45 @@ struct CatalogOptions {
   std::optional<std::string> fx;  ///< list --fx
   std::string id;
   std::vector<std::string> files;
+  std::vector<std::string> price_kinds;  ///< list --price-kind: keep parts priced so
+  std::optional<std::string> sort;       ///< list --sort price-age
 };
+
+/// --price-kind and --sort price-age: the priced parts whose price is of
+/// those kinds, the oldest price first (by date, then as listed).
+catalog::Catalog priced_view(catalog::Catalog c, const CatalogOptions& o) {
+  std::vector<catalog::PriceKind> kinds;
+  Diagnostics diags;
+  for (const auto& k : o.price_kinds) {
+    const auto* at = std::find(std::begin(catalog::kPriceKinds), std::end(catalog::kPriceKinds), k);
+    if (at == std::end(catalog::kPriceKinds)) {
+      diags.push_back({"--price-kind", "",
+                       fmt::format("unknown price kind \"{}\"; expected one of {}", k,
+                                   fmt::join(catalog::kPriceKinds, ", "))});
+    } else {
+      kinds.push_back(static_cast<catalog::PriceKind>(at - std::begin(catalog::kPriceKinds)));
+    }
+  }
+  if (o.sort && *o.sort != "price-age")
+    diags.push_back({"--sort", "", fmt::format("expected price-age, got \"{}\"", *o.sort)});
+  if (!diags.empty()) throw InputError(std::move(diags));
+  catalog::for_each_category([&](const auto& cat) {
+    using Part = typename std::remove_cvref_t<decltype(cat)>::Part;
+    if constexpr (std::is_base_of_v<catalog::PartBase, Part>) {
+      auto& items = c.*cat.items;
+      if (!kinds.empty()) {
+        std::erase_if(items, [&](const Part& p) {
+          return std::find(kinds.begin(), kinds.end(), p.price.kind) == kinds.end();
+        });
+      }
+      if (o.sort) {
+        std::stable_sort(items.begin(), items.end(),
+                         [](const Part& a, const Part& b) { return a.price.date < b.price.date; });
+      }
+    }
+  });
+  return c;
+}
 
 std::vector<std::string_view> category_keys(const std::vector<std::string>& names) {
   std::vector<std::string_view> keys;
@@ -41,7 +84,7 @@ std::vector<std::string_view> category_keys(const std::vector<std::string>& name
 ExitCode run_list(const Globals& g, const CatalogOptions& o) {
   require_format(g, "catalog list", kCatalogFormats);
   const auto keys = category_keys(o.categories);
-  const auto c = load_catalog(g);
+  const auto c = priced_view(load_catalog(g), o);
   if (!o.region.empty() || o.fx) {
     const double fx = checked_fx(o.region, o.fx);
     const rules::Region& r = *rules::find_region(checked_region(o.region));
@@ -152,6 +195,16 @@ Examples:
           "the catalog has them, KIND marked \"(local)\"; the others converted at the dated "
           "rate or --fx), and the parts left out there with what replaces them");
   add_fx_option(list, opts->fx);
+  set_choices(
+      list->add_option("--price-kind", opts->price_kinds,
+                       "Only the parts priced so: msrp, street, used, quote, estimate "
+                       "(repeatable)")
+          ->type_name("KIND"),
+      std::vector<std::string>(std::begin(catalog::kPriceKinds), std::end(catalog::kPriceKinds)));
+  set_choices(list->add_option("--sort", opts->sort,
+                               "price-age: each category's oldest price first (by its date)")
+                  ->type_name("ORDER"),
+              {"price-age"});
   r.add(list, kCatalogFormats, [&g, opts] { return run_list(g, *opts); });
 
   CLI::App* show = cat->add_subcommand("show", "Show one part with every figure and its sources");

@@ -175,3 +175,34 @@ TEST_CASE("output is identical across runs", "[cli]") {
   CHECK(a.exit_code == 0);
   CHECK(a.out == b.out);
 }
+
+TEST_CASE("catalog list filters by price kind and sorts by price age", "[cli][catalog]") {
+  // Only MSRP and street prices, oldest first: each kept GPU's price is of
+  // one of those kinds, and the dates never go down.
+  auto r =
+      gpuadvisor::test::run({"catalog", "list", "--category", "gpu", "--price-kind", "msrp",
+                             "--price-kind", "street", "--sort", "price-age", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& gpus = j["categories"]["gpus"];
+  REQUIRE(gpus.size() >= 2);
+  std::string last;
+  for (const auto& g : gpus) {
+    const std::string kind = g["price"]["kind"];
+    CHECK((kind == "msrp" || kind == "street"));
+    const std::string date = g["price"]["date"];
+    CHECK(date >= last);
+    last = date;
+  }
+  // The same filter with none to keep lists an empty category.
+  auto q = gpuadvisor::test::run({"catalog", "list", "--category", "cpu", "--price-kind", "quote"});
+  CHECK(q.exit_code == 0);
+  CHECK(q.out == "cpus (0)\n  (none)\n");
+  auto bad = gpuadvisor::test::run({"catalog", "list", "--price-kind", "guess"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err ==
+        "gpuadvisor: error: --price-kind: unknown price kind \"guess\"; expected one of msrp, "
+        "street, used, quote, estimate\n");
+  auto order = gpuadvisor::test::run({"catalog", "list", "--sort", "name"});
+  CHECK(order.err == "gpuadvisor: error: --sort: expected price-age, got \"name\"\n");
+}
