@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvisor/core/arith.hpp"
+
 #include "gpuadvisor/workload/constants.hpp"
 #include "serving_builds.hpp"
 #include "serving_disaggregated.hpp"
@@ -44,15 +46,7 @@ int most_requests(workload::Workload& w, const catalog::Gpu& g, int n, const Ser
     return meets(workload::serving_speed(w, g, n, detail), t);
   };
   if (hi < lo || !ok(lo)) return 0;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    if (ok(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  return last_holding(lo, hi, ok);
 }
 
 /// The closed form's answer (`guess`) checked by the simulation: the most

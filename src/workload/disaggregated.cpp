@@ -59,17 +59,7 @@ int decode_instance_requests(const Workload& w, const catalog::Gpu& g, int gpus,
   const detail::StepModel model(dw, g, gpus);
   const double context = d(w.prompt_len) + d(std::max(1, w.output_len)) / 2;
   auto ok = [&](int c) { return model.step(c, context).seconds() <= max_step; };
-  if (!ok(1)) return 0;
-  int lo = 1, hi = cap;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    if (ok(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  return ok(1) ? last_holding(1, cap, ok) : 0;
 }
 
 DisaggregatedSpeed disaggregated_speed(const Workload& w, const catalog::Gpu& g,

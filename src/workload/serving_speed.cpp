@@ -167,17 +167,9 @@ int max_context(const Workload& w, const catalog::Gpu& g, int gpus) {
     t.seq_len = t.prompt_len + t.output_len;
     return max_concurrency(t, g, gpus) >= requests;
   };
-  std::int64_t lo = w.output_len + 1, hi = k::kMaxSeqLen;
+  const std::int64_t lo = w.output_len + 1;
   if (!holds(lo)) return 0;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (holds(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return static_cast<int>(lo);
+  return static_cast<int>(last_holding(lo, k::kMaxSeqLen, holds));
 }
 
 int max_concurrency(const Workload& w, const catalog::Gpu& g, int gpus) {

@@ -14,6 +14,26 @@
 using gpuadvisor::test::run;
 using nlohmann::json;
 
+namespace {
+
+/// Each bad set of flags on an 8B serving estimate on an H100: one located
+/// error, exit 2, nothing on stdout.
+void check_estimate_errors(
+    const std::vector<std::pair<std::vector<std::string>, std::string>>& cases) {
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> a = {"estimate",     "--task", "inference", "--model",
+                                  "llama-3.1-8b", "--gpu",  "h100-sxm"};
+    a.insert(a.end(), flags.begin(), flags.end());
+    const auto r = run(a);
+    CAPTURE(flags);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "gpuadvisor: error: " + message + "\n");
+  }
+}
+
+}  // namespace
+
 TEST_CASE("estimate: serving lines and JSON fields", "[cli][serving]") {
   const std::vector<std::string> args{"estimate",    "--model",
                                       "llama-2-70b", "--task",
@@ -261,16 +281,7 @@ TEST_CASE("estimate: the benchmark load's flags are checked", "[cli][serving]") 
        "--chunked-prefill: hf runs each batch's prompts in one pass; chunked prefill applies "
        "to vllm, sglang and trtllm"},
   };
-  for (const auto& [flags, message] : cases) {
-    std::vector<std::string> a = {"estimate",     "--task", "inference", "--model",
-                                  "llama-3.1-8b", "--gpu",  "h100-sxm"};
-    a.insert(a.end(), flags.begin(), flags.end());
-    const auto r = run(a);
-    CAPTURE(flags);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err == "gpuadvisor: error: " + message + "\n");
-  }
+  check_estimate_errors(cases);
   auto t = run({"estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--request-rate", "2"});
   CHECK(t.exit_code == 2);
   CHECK(t.err ==
@@ -355,16 +366,7 @@ TEST_CASE("estimate: disaggregation's flags are checked", "[cli][serving][disagg
       {{"--disaggregate", "1:1", "--prefill-gpus", "3"},
        "--prefill-gpus: tensor parallel over 3 GPUs: 32 heads (8 KV heads) do not split 3 ways"},
   };
-  for (const auto& [flags, message] : cases) {
-    std::vector<std::string> a = {"estimate",     "--task", "inference", "--model",
-                                  "llama-3.1-8b", "--gpu",  "h100-sxm"};
-    a.insert(a.end(), flags.begin(), flags.end());
-    const auto r = run(a);
-    CAPTURE(flags);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err == "gpuadvisor: error: " + message + "\n");
-  }
+  check_estimate_errors(cases);
   auto r =
       run({"estimate", "--task", "inference", "--model", "llama-3.1-8b", "--disaggregate", "1:1"});
   CHECK(r.err == "gpuadvisor: error: --disaggregate: is priced on one GPU type: give --gpu\n");
