@@ -120,10 +120,15 @@ ExitCode run_estimate(const Globals& g, const EstimateFlags& flags) {
   const auto cat = load_catalog(g);
   auto w = workload::resolve(input, cat, workload::Origin::flags());
   if (!w) throw InputError(std::move(w.error()));
-  const auto layout = layout_of(*w, flags, cat);
+  auto layout = layout_of(*w, flags, cat);
+  std::optional<plan::PlannedLayout> planned;
+  if (!layout && !flags.disaggregate) {
+    planned = plan::adopt_planned_layout(input, *w, cat);
+    if (planned) layout = planned->best.layout;
+  }
   const auto disaggregate = disaggregate_of(*w, flags);
   check_emit(*w, flags);
-  const auto e = report::make_estimate(*w, cat, layout, disaggregate);
+  const auto e = report::make_estimate(*w, cat, layout, disaggregate, planned);
   const std::string written = flags.emit ? write_launch(*w, e, flags) : "";
   if (g.format == "json") {
     emit(g, report::estimate_json(e).dump(2) + "\n");
@@ -148,8 +153,10 @@ void register_estimate(CLI::App& app, Globals& g, Registry& r) {
   CLI::App* cmd = app.add_subcommand(
       "estimate", "Memory per GPU, fit, time and energy of a training or inference job");
   cmd->footer(R"(
-Without --gpu, the fit is shown for every catalog GPU. docs/estimation.md
-explains every term.
+Without --gpu, the fit is shown for every catalog GPU. Full training on
+several GPUs in Megatron-LM, NeMo, DeepSpeed or torchtitan, given no --tp,
+--pp or --cp, runs at the layout plan picks for that GPU type and count
+(docs/plan.md section 2.7). docs/estimation.md explains every term.
 
 Examples:
   gpuadvisor estimate --model llama-3-8b --task lora --gpu rtx-4090
@@ -170,7 +177,9 @@ listed changes), 1 with --gpu: it does not fit that GPU even with changes,
   add_workload_flags(cmd, flags->w, /*with_gpu=*/true, "pretrain");
   add_layout_flags(cmd->add_option_group("Parallel layout",
                                          "The run's tensor/pipeline/context parallel layout "
-                                         "(needs --gpu; priced by plan's layout cost model)"),
+                                         "(needs --gpu; priced by plan's layout cost model; "
+                                         "none given: plan's fastest, for the stacks that run "
+                                         "one)"),
                    flags->layout, LayoutUse::run);
   auto* dis = cmd->add_option_group(
       "Disaggregated serving",

@@ -9,11 +9,16 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "../workload/model.hpp"
+#include "gpuadvisor/catalog/catalog.hpp"
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/core/json_input.hpp"
 #include "gpuadvisor/core/quantity.hpp"
+#include "gpuadvisor/plan/constants.hpp"
+#include "gpuadvisor/plan/query.hpp"
+#include "gpuadvisor/workload/constants.hpp"
 #include "gpuadvisor/workload/error_band.hpp"
 
 namespace gpuadvisor::plan {
@@ -25,13 +30,6 @@ using workload::Workload;
 constexpr auto kIntMin = std::numeric_limits<std::int64_t>::min();
 constexpr auto kIntMax = std::numeric_limits<std::int64_t>::max();
 
-/// The recompute choice of `w`'s checkpointing under Megatron-LM's names.
-Recompute recompute_of(const Workload& w) {
-  if (w.grad_checkpointing) return Recompute::full;
-  if (w.selective_checkpointing && !w.arch.flash_attention) return Recompute::selective;
-  return Recompute::none;
-}
-
 /// `w` as the layout runs it: the checkpointing the recompute choice means.
 Workload as_laid_out(const Workload& w, const Layout& l) {
   auto out = w;
@@ -41,6 +39,14 @@ Workload as_laid_out(const Workload& w, const Layout& l) {
   out.sharding = l.sharding;
   out.gpus = l.gpus();
   return out;
+}
+
+/// "TP 8 x PP 4 (x2 interleaved) x CP 1 x DP 4 on 128 GPUs, sequence parallel".
+std::string layout_words(const Layout& l) {
+  return fmt::format("TP {} x PP {}{} x CP {} x DP {} on {} GPUs{}{}", l.tp, l.pp,
+                     l.vp > 1 ? fmt::format(" (x{} interleaved)", l.vp) : "", l.cp, l.dp, l.gpus(),
+                     l.sp ? ", sequence parallel" : "",
+                     l.ep > 1 ? fmt::format(", experts over EP {}", l.ep) : "");
 }
 
 }  // namespace
@@ -58,6 +64,12 @@ LayoutInput parse_layout_json(const nlohmann::json& v, const std::string& path,
   in.sequence_parallel = r.boolean("sequence_parallel", Need::optional);
   r.finish();
   return in;
+}
+
+Recompute recompute_of(const Workload& w) {
+  if (w.grad_checkpointing) return Recompute::full;
+  if (w.selective_checkpointing && !w.arch.flash_attention) return Recompute::selective;
+  return Recompute::none;
 }
 
 gpuadvisor::expected<Layout, Diagnostics> make_layout(const Workload& w, const catalog::Gpu& g,
@@ -123,10 +135,7 @@ gpuadvisor::expected<Layout, Diagnostics> make_layout(const Workload& w, const c
   if (assumptions != nullptr) {
     std::erase(*assumptions, workload::detail::plain_data_parallel_assumption(w.gpus));
     assumptions->push_back(fmt::format(
-        "layout TP {} x PP {}{} x CP {} x DP {} on {} GPUs{}: priced by plan's layout cost model "
-        "(docs/plan.md section 2)",
-        l.tp, l.pp, l.vp > 1 ? fmt::format(" (x{} interleaved)", l.vp) : "", l.cp, l.dp, w.gpus,
-        l.sp ? ", sequence parallel" : ""));
+        "layout {}: priced by plan's layout cost model (docs/plan.md section 2)", layout_words(l)));
     if (!in.global_batch) {
       assumptions->push_back(fmt::format(
           "global batch {} sequences = micro-batch x data parallel, Megatron-LM's default "
@@ -190,6 +199,96 @@ LayoutEstimate estimate_layout(const Workload& w, const catalog::Gpu& g, const L
   f.verdict = e.cost.fits ? workload::Verdict::fits : workload::Verdict::does_not_fit;
   if (!e.cost.fits) f.shortfall.kind = workload::FitShortfall::Kind::layout;
   return e;
+}
+
+bool plan_lays_out(const Workload& w) {
+  using workload::Framework;
+  const bool layouts = w.framework == Framework::megatron || w.framework == Framework::nemo ||
+                       w.framework == Framework::deepspeed || w.framework == Framework::torchtitan;
+  return w.gpu && w.gpus > 1 &&
+         (w.task == workload::Task::pretrain || w.task == workload::Task::finetune) &&
+         w.arch.kind == catalog::ModelKind::transformer && !w.arch.mla() && layouts && !w.mfu;
+}
+
+double published_batch_tokens(double params) {
+  for (const auto& b : k::kPublishedBatches)
+    if (params < b.below_params) return b.tokens;
+  return std::end(k::kPublishedBatches)[-1].tokens;
+}
+
+std::optional<PlannedLayout> plan_layout(const Workload& w, const catalog::Gpu& g,
+                                         const Pinned& pinned) {
+  Query q;
+  q.w = w;
+  q.gpus = {&g};
+  q.min_gpus = q.max_gpus = w.gpus;
+  PlannedLayout out;
+  out.published_tokens = published_batch_tokens(w.counts.total);
+  // At least one sequence per node: Llama 3 405B grew its batch to 16M
+  // tokens, 2,048 sequences on 16,384 GPUs (arXiv 2407.21783, sec. 3.4.1).
+  const int nodes = (w.gpus + workload::k::kGpusPerNode - 1) / workload::k::kGpusPerNode;
+  out.batch_tokens = std::max(out.published_tokens, d(w.seq_len) * d(nodes));
+  q.max_batch_tokens = out.batch_tokens;
+  q.goodput = w.goodput;
+  q.pinned = pinned;
+  q.top = 0;  // every shape that fits: the spread of their times
+  auto r = search(q);
+  if (r.plans.empty() || r.plans.front().layout.gpus() != w.gpus) return std::nullopt;
+  out.evaluated = r.evaluated;
+  out.shapes = r.shapes;
+  const double best = r.plans.front().hours;
+  out.slowest = best > 0 ? r.plans.back().hours / best : 1;
+  out.best = std::move(r.plans.front());
+  return out;
+}
+
+std::optional<PlannedLayout> adopt_planned_layout(workload::WorkloadInput input, Workload& w,
+                                                  const catalog::Catalog& cat) {
+  if (!plan_lays_out(w) || input.grad_accumulation) return std::nullopt;
+  const auto* gpu = cat.gpu(*w.gpu);
+  if (gpu == nullptr) return std::nullopt;
+  Pinned pin;
+  if (input.sharding) pin.sharding = w.sharding;
+  if (input.batch_size) pin.micro_batch = w.batch_size;
+  if (input.grad_checkpointing || input.selective_checkpointing) pin.recompute = recompute_of(w);
+  std::vector<std::string_view> held;  // the flags whose dimension the search kept
+  if (pin.sharding) held.emplace_back("--sharding");
+  if (pin.micro_batch) held.emplace_back("--batch-size");
+  if (pin.recompute) held.emplace_back("--grad-checkpointing");
+  const std::string kept = held.empty()
+                               ? std::string("its ZeRO stage, micro-batch and recompute plan's too")
+                               : fmt::format("{} as given", fmt::join(held, ", "));
+  auto planned = plan_layout(w, *gpu, pin);
+  if (!planned) {
+    w.assumptions.push_back(fmt::format(
+        "no layout plan searches fits {} {} GPUs{}: priced as data parallel", w.gpus, gpu->id,
+        held.empty() ? "" : fmt::format(" with {} as given", fmt::join(held, ", "))));
+    return std::nullopt;
+  }
+  const auto& l = planned->best.layout;
+  input.batch_size = l.micro_batch;
+  input.sharding = l.sharding;
+  input.grad_checkpointing = l.recompute == Recompute::full;
+  input.selective_checkpointing = l.recompute == Recompute::selective;
+  auto again = workload::resolve(input, cat, Origin::flags());
+  if (!again) return std::nullopt;  // unreachable: the same input with plan's values
+  w = std::move(*again);
+  std::erase(w.assumptions, workload::detail::plain_data_parallel_assumption(w.gpus));
+  w.assumptions.push_back(fmt::format(
+      "layout {}, {}, recompute {}, micro-batch {}: plan's fastest on {} (no --tp, --pp or --cp; "
+      "{}), priced by plan's layout cost model (docs/plan.md section 2)",
+      layout_words(l),
+      l.sharding == workload::Sharding::none ? "no ZeRO" : workload::to_string(l.sharding),
+      to_string(l.recompute), l.micro_batch, gpu->id, kept));
+  w.assumptions.push_back(fmt::format(
+      "global batch {} sequences ({} tokens): published practice for a model of {} parameters is "
+      "{} tokens a step (GPT-3, LLaMA; docs/plan.md section 2.7){}; no --global-batch",
+      l.global_batch, format_count(d(l.global_batch) * d(w.seq_len)), format_count(w.counts.total),
+      format_count(planned->published_tokens),
+      planned->batch_tokens > planned->published_tokens
+          ? ", raised to one sequence per node of 8 GPUs"
+          : ""));
+  return planned;
 }
 
 }  // namespace gpuadvisor::plan

@@ -129,6 +129,18 @@ ojson estimate_json(const Estimate& e) {
   if (e.layout) {
     j["layout"] = layout_json(w, e.layout->layout);
     j["layout"]["step_seconds"] = step_json(e.layout->cost);
+    j["layout"]["chosen_by"] = e.planned ? "plan" : "flags";
+    j["layout"]["measured"] = measured_json(e.measured, e.layout->cost.mfu);
+    if (e.planned) {
+      const auto& p = *e.planned;
+      j["layout"]["search"] = {{"layouts_priced", p.evaluated},
+                               {"shapes_fit", p.shapes},
+                               {"slowest_time_ratio", round_significant(p.slowest)},
+                               {"batch_tokens_bound", p.batch_tokens},
+                               {"published_batch_tokens", p.published_tokens}};
+    } else {
+      j["layout"]["search"] = nullptr;
+    }
   } else {
     j["layout"] = nullptr;
   }

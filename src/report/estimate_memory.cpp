@@ -20,6 +20,40 @@ namespace {
 
 std::string bytes_or_dash(double b) { return b > 0 ? format_bytes(b) : "-"; }
 
+/// The optimizer states' kind and width per trained parameter: the bytes
+/// are per GPU, sharded, so they cannot say it themselves.
+std::string optimizer_words(const Workload& w) {
+  const bool fp32 = w.precision == Precision::fp32;
+  const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
+  std::string what;
+  switch (w.optimizer) {
+    case Optimizer::adamw: {
+      // The width as memory.cpp picks it: the adapters' dtype, else fp32
+      // beside fp32 or master weights, under autocast, and always for a CNN.
+      const bool fp32_states = w.adapters() ? w.lora_fp32
+                                            : cnn || fp32 || w.master_weights ||
+                                                  (w.autocast && w.precision != Precision::fp8);
+      what = fp32_states ? "AdamW m + v, fp32: 8 B" : "AdamW m + v, 16-bit: 4 B";
+      break;
+    }
+    case Optimizer::paged_adamw_8bit:
+    case Optimizer::paged_adamw:
+      what = "paged";
+      break;
+    case Optimizer::adamw_8bit:
+      what = "8-bit AdamW: 2 B";
+      break;
+    case Optimizer::sgd:
+      what = "SGD momentum, fp32: 4 B";
+      break;
+    case Optimizer::adafactor:
+      what = "Adafactor row/column factors";
+      break;
+  }
+  if (w.optimizer != Optimizer::adafactor) what += " per trained parameter";
+  return what;
+}
+
 std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_view term) {
   const bool fp32 = w.precision == Precision::fp32;
   const bool cnn = w.arch.kind == catalog::ModelKind::cnn;
@@ -55,34 +89,7 @@ std::string term_note(const Workload& w, const MemoryBreakdown& m, std::string_v
   }
   if (term == "optimizer states") {
     if (m.optimizer <= 0) return "";
-    std::string what;
-    switch (w.optimizer) {
-      case Optimizer::adamw: {
-        // The states' width as memory.cpp picks it (the bytes are per GPU,
-        // sharded, so they cannot say it): the adapters' dtype, else fp32
-        // beside fp32 or master weights, under autocast, and always for a CNN.
-        const bool fp32_states = w.adapters() ? w.lora_fp32
-                                              : cnn || fp32 || w.master_weights ||
-                                                    (w.autocast && w.precision != Precision::fp8);
-        what = fp32_states ? "AdamW m + v, fp32: 8 B" : "AdamW m + v, 16-bit: 4 B";
-        break;
-      }
-      case Optimizer::paged_adamw_8bit:
-      case Optimizer::paged_adamw:
-        what = "paged";
-        break;
-      case Optimizer::adamw_8bit:
-        what = "8-bit AdamW: 2 B";
-        break;
-      case Optimizer::sgd:
-        what = "SGD momentum, fp32: 4 B";
-        break;
-      case Optimizer::adafactor:
-        what = "Adafactor row/column factors";
-        break;
-    }
-    if (w.optimizer != Optimizer::adafactor) what += " per trained parameter";
-    return what + (w.sharding >= Sharding::zero1 ? shard : "");
+    return optimizer_words(w) + (w.sharding >= Sharding::zero1 ? shard : "");
   }
   if (term == "activations") {
     if (cnn)
@@ -130,7 +137,7 @@ std::string memory_section(const Estimate& e, const MemoryBreakdown& m) {
   for (const auto& t : detail::kMemoryTerms) {
     const double v = m.*t.bytes;
     const std::string note = e.layout && t.key != "logits" && t.key != "overhead"
-                                 ? layout_term_note(w, *e.layout, m, t.words)
+                                 ? layout_term_note(w, *e.layout, m, t.words, optimizer_words(w))
                                  : term_note(w, m, t.words);
     out += fmt::format("  {:<18}{:>11}  {}", t.words, bytes_or_dash(v), note);
     while (!out.empty() && out.back() == ' ') out.pop_back();

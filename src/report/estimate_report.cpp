@@ -135,7 +135,8 @@ std::string compute_lines(const Workload& w, const ComputeEstimate& c, const std
 
 Estimate make_estimate(const Workload& w, const catalog::Catalog& cat,
                        const std::optional<plan::Layout>& layout,
-                       const std::optional<workload::DisaggregatedLayout>& disaggregate) {
+                       const std::optional<workload::DisaggregatedLayout>& disaggregate,
+                       const std::optional<plan::PlannedLayout>& planned) {
   Estimate e;
   e.workload = w;
   e.gpus = w.gpus;
@@ -146,6 +147,9 @@ Estimate make_estimate(const Workload& w, const catalog::Catalog& cat,
     e.disaggregated = disaggregation(w, *e.gpu, *disaggregate);
   if (layout && e.gpu) {
     e.layout = plan::estimate_layout(w, *e.gpu, *layout);
+    e.planned = planned;
+    // Mixture-of-experts MFU counts active parameters; the runs are dense.
+    if (!w.arch.moe()) e.measured = plan::best_measured_mfu(*e.gpu, w.precision, layout->gpus());
     e.memory = e.layout->fit.memory;
     e.rows.push_back({*e.gpu, e.layout->fit, e.layout->compute, std::nullopt});
     return e;
@@ -206,7 +210,10 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
   }
   if (e.layout)
     out +=
-        wrap_after(fmt::format("  {:<12}", "layout"), layout_line(*e.layout), wrap_at, 14) + "\n";
+        wrap_after(fmt::format("  {:<12}", "layout"),
+                   layout_line(*e.layout) + (e.planned ? ": plan's choice (no layout given)" : ""),
+                   wrap_at, 14) +
+        "\n";
   out += "\n" + memory_section(e, e.memory);
 
   if (e.gpu && !e.rows.empty()) {
@@ -242,6 +249,7 @@ std::string estimate_text(const Estimate& e, std::size_t width) {
     out += fmt::format("\nCompute on {}x {}{}\n", w.gpus, terminal_safe(f.gpu),
                        f.verdict == Verdict::fits ? "" : " (as given)");
     out += compute_lines(w, row.compute, terminal_safe(f.gpu), row.gpu, w.gpus, wrap_at);
+    if (e.layout) out += layout_measured_lines(e, wrap_at);
     if (row.with_changes) {
       out +=
           fmt::format("  {:<14}{} at {} ({} MFU)\n", "with changes", time_line(*row.with_changes),

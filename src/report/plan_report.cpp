@@ -37,19 +37,19 @@ std::string measured_line(const plan::Plan& p, std::size_t width) {
   return wrap_after(fmt::format("  {:<14}", "measured"), measured_text(p), width, 16) + "\n";
 }
 
-ojson measured_json(const plan::Plan& p) {
-  if (!p.measured) return nullptr;
-  const auto& m = *p.measured;
+}  // namespace
+
+ojson measured_json(const std::optional<plan::MeasuredMfu>& measured, double mfu) {
+  if (!measured) return nullptr;
+  const auto& m = *measured;
   return {{"gpu_class", m.gpu_class},
           {"fp8", m.fp8},
           {"multi_node", m.multi_node},
           {"mfu", m.mfu},
           {"run", m.run},
           {"source", m.source},
-          {"beyond", p.beyond_measured()}};
+          {"beyond", mfu > m.mfu}};
 }
-
-}  // namespace
 
 std::string_view plan_exhaustive_text() { return exhaustive_text; }
 
@@ -58,24 +58,29 @@ std::string_view beyond_measured_note() {
          "reached at that scale (docs/plan.md section 4.2)";
 }
 
-std::string measured_text(const plan::Plan& p) {
-  if (!p.measured) {
-    if (p.moe) {
+std::string measured_text(const std::optional<plan::MeasuredMfu>& measured, double mfu, bool moe,
+                          std::string_view gpu) {
+  if (!measured) {
+    if (moe) {
       return fmt::format(
           "{:.1f}% MFU: mixture-of-experts MFU counts the active parameters, and "
           "the public runs held against are dense",
-          100 * p.cost.mfu);
+          100 * mfu);
     }
     return fmt::format(
         "no public run of dense transformer training on {} at this scale to compare its {:.1f}% "
         "MFU with",
-        terminal_safe(p.gpu->id), 100 * p.cost.mfu);
+        terminal_safe(gpu), 100 * mfu);
   }
-  const auto& m = *p.measured;
+  const auto& m = *measured;
   return fmt::format(
-      "{:.1f}% MFU is {}: the best public run of {}{} on {} reached {:.1f}% ({})", 100 * p.cost.mfu,
-      p.beyond_measured() ? "BEYOND anything measured" : "within what was measured", m.gpu_class,
+      "{:.1f}% MFU is {}: the best public run of {}{} on {} reached {:.1f}% ({})", 100 * mfu,
+      mfu > m.mfu ? "BEYOND anything measured" : "within what was measured", m.gpu_class,
       m.fp8 ? " in FP8" : "", m.multi_node ? "several nodes" : "one node", 100 * m.mfu, m.run);
+}
+
+std::string measured_text(const plan::Plan& p) {
+  return measured_text(p.measured, p.cost.mfu, p.moe, p.gpu->id);
 }
 
 ojson layout_json(const workload::Workload& w, const plan::Layout& l) {
@@ -274,7 +279,7 @@ ojson plan_json(const PlanReport& r) {
               {"usd_per_gpu_hour", p.usd > 0 ? ojson(p.usd_per_gpu_hour) : ojson(nullptr)},
               {"price", p.usd > 0 ? ojson(p.price_id) : ojson(nullptr)},
               {"error_band", detail::error_band_json(p.error_band)},
-              {"measured", measured_json(p)}});
+              {"measured", measured_json(p.measured, p.cost.mfu)}});
   }
   j["plans"] = plans;
   return j;

@@ -74,7 +74,7 @@ TEST_CASE("estimate: JSON has the documented fields", "[cli][estimate]") {
                          "--gpu", "h100-sxm", "--format", "json"}));
   REQUIRE(r.exit_code == 0);
   const auto j = json::parse(r.out);
-  CHECK(j["schema_version"] == 6);
+  CHECK(j["schema_version"] == 7);
   CHECK(j["memory"]["per_gpu_bytes"]["kv_cache"] == 1342177280.0);
   for (const char* k :
        {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"}) {
@@ -228,8 +228,11 @@ TEST_CASE("estimate: --tp/--pp price the run's layout as plan does", "[cli][esti
   CHECK(je["layout"]["micro_batches"] == 32);
   // The same layout and step as plan's, key for key.
   auto layout = je["layout"];
-  layout.erase("step_seconds");
+  for (const char* key : {"step_seconds", "chosen_by", "measured", "search"}) layout.erase(key);
   CHECK(layout == jp["plans"][0]["layout"]);
+  CHECK(je["layout"]["chosen_by"] == "flags");
+  CHECK(je["layout"]["search"].is_null());
+  CHECK(je["layout"]["measured"] == jp["plans"][0]["measured"]);
   CHECK(je["layout"]["step_seconds"] == jp["plans"][0]["step_seconds"]);
   CHECK(je["compute"]["tokens_per_second"] == jp["plans"][0]["tokens_per_second"]);
 
@@ -325,8 +328,11 @@ TEST_CASE("estimate: the optimizer row names the states' width, however they are
   };
   CHECK_THAT(with({}),  // hf: torch.autocast, fp32 states
              Catch::Contains("AdamW m + v, fp32: 8 B per trained parameter / 8 GPUs\n"));
-  CHECK_THAT(with({"--framework", "megatron"}),  // bf16 weights + fp32 master and states
-             Catch::Contains("AdamW m + v, fp32: 8 B per trained parameter / 8 GPUs\n"));
+  // bf16 weights + fp32 master and states, at the layout plan picks for
+  // Megatron-LM (no --tp/--pp/--cp given)
+  CHECK_THAT(with({"--framework", "megatron"}),
+             Catch::Contains(
+                 "AdamW m + v, fp32: 8 B per trained parameter of the stage, zero3 over DP 8\n"));
   CHECK_THAT(with({"--framework", "torchtune"}),  // pure bf16: bf16 states
              Catch::Contains("AdamW m + v, 16-bit: 4 B per trained parameter / 8 GPUs\n"));
 }

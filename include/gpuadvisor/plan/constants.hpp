@@ -41,6 +41,20 @@ inline constexpr double kActReplicatedNoSp = 10;
 /// per step stop buying progress; the bound is the user's to move.
 inline constexpr double kDefaultMaxBatchTokens = 16.0 * 1024 * 1024;
 
+// --- Global batch of published practice (estimate's default layout) ---------
+/// The global batch, in tokens, pre-training runs of a model's size used:
+/// GPT-3 (Brown et al. 2020, arXiv 2005.14165, Table 2.1) 0.5M tokens for
+/// 125M-760M parameters and 1M for 1.3B-2.7B; LLaMA (Touvron et al. 2023,
+/// arXiv 2302.13971, Table 2) 4M for 6.7B-65B, as Llama 2 7B-70B and the
+/// first stage of Llama 3 405B (arXiv 2407.21783, sec. 3.4.1). Powers of two:
+/// the sequences per step come out whole at the usual lengths.
+struct PublishedBatch {
+  double below_params;  ///< models smaller than this
+  double tokens;
+};
+inline constexpr PublishedBatch kPublishedBatches[] = {
+    {1e9, 512.0 * 1024}, {6e9, 1024.0 * 1024}, {1e30, 4096.0 * 1024}};
+
 // --- Search space (docs/plan.md section 3) --------------------------------------
 /// Micro-batch sizes tried: powers of two up to 8 (Megatron-LM's published
 /// runs use 1-4; larger ones only shrink the number of micro-batches).

@@ -8,6 +8,7 @@
 ///     auto l = plan::make_layout(w, gpu, in, workload::Origin::flags());
 ///     if (!l) throw ...l.error()...;
 ///     auto e = plan::estimate_layout(w, gpu, *l);   // e.compute, e.fit
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -56,5 +57,51 @@ struct LayoutEstimate {
 };
 [[nodiscard]] LayoutEstimate estimate_layout(const workload::Workload& w, const catalog::Gpu& g,
                                              const Layout& l);
+
+/// A multi-GPU training job given no layout: the one `plan` picks for its
+/// GPU type and count (objective time) at the global batch of published
+/// practice, so that `estimate` prices the job as it would be run and as
+/// `plan` prices it (docs/plan.md section 2.7).
+struct PlannedLayout {
+  Plan best;                    ///< the layout, priced as plan prices it
+  std::uint64_t evaluated = 0;  ///< layouts priced
+  std::uint64_t shapes = 0;     ///< shapes (tp, pp, cp, dp) with a layout that fits
+  double slowest = 1;           ///< the slowest of those shapes' time over the best's
+  double batch_tokens = 0;      ///< the bound on the global batch, in tokens
+  double published_tokens = 0;  ///< published practice for the model's size
+};
+
+/// Whether `estimate` lets plan lay `w` out: full training of a transformer
+/// on more than one GPU of a given type, in a framework that runs tensor and
+/// pipeline parallelism (Megatron-LM, NeMo, DeepSpeed, torchtitan), its speed
+/// not given (--mfu), without multi-head latent attention (which plan's
+/// layout model lacks).
+[[nodiscard]] bool plan_lays_out(const workload::Workload& w);
+
+/// The global batch, in tokens, published pre-training runs of a model of
+/// `params` parameters used (k::kPublishedBatches).
+[[nodiscard]] double published_batch_tokens(double params);
+
+/// plan's fastest layout of `w` on w.gpus GPUs of type `g`, holding the
+/// dimensions in `pinned` (what the user gave: --sharding, --batch-size,
+/// --grad-checkpointing); the global batch at most published practice, and
+/// at least one sequence per node. None when no layout fits.
+[[nodiscard]] std::optional<PlannedLayout> plan_layout(const workload::Workload& w,
+                                                       const catalog::Gpu& g, const Pinned& pinned);
+
+/// estimate's layout for a multi-GPU training job given none: when
+/// plan_lays_out(w) and `input` sets no --grad-accumulation (the steps of a
+/// data-parallel run), plan_layout() with the dimensions `input` gave
+/// pinned, and `w` resolved again from `input` with the layout's micro-batch,
+/// ZeRO stage and recompute, its assumptions saying what was chosen. None
+/// otherwise (`w` then only notes when no layout fits). Throws nothing:
+/// `input` resolved once already.
+[[nodiscard]] std::optional<PlannedLayout> adopt_planned_layout(workload::WorkloadInput input,
+                                                                workload::Workload& w,
+                                                                const catalog::Catalog& cat);
+
+/// The recompute `w`'s checkpointing means in a layout (full; selective is
+/// Megatron-LM's attention-core recompute, none with flash attention).
+[[nodiscard]] Recompute recompute_of(const workload::Workload& w);
 
 }  // namespace gpuadvisor::plan

@@ -121,7 +121,7 @@ struct Invalid {
                                          const Network& net);
 
 /// Goodput at `gpus` GPUs: the share of wall time that trains when time lost
-/// grows with the interruptions of a job of that size (docs/plan.md 2.7).
+/// grows with the interruptions of a job of that size (docs/plan.md section 2.4).
 [[nodiscard]] double goodput_at_scale(int gpus);
 
 /// What to plan (plan/query.hpp).

@@ -14,7 +14,7 @@
 
 namespace gpuadvisor::report {
 
-inline constexpr int kEstimateSchemaVersion = 6;
+inline constexpr int kEstimateSchemaVersion = 7;
 
 /// One GPU of the fit table.
 struct EstimateGpuRow {
@@ -43,17 +43,24 @@ struct Estimate {
   std::vector<EstimateGpuRow> rows;  ///< the given GPU only, or every catalog GPU
   /// --tp/--pp/--cp: the run priced at its layout (the one row's compute, fit and memory).
   std::optional<plan::LayoutEstimate> layout;
+  /// No layout given: the one plan picked for the job (`layout` prices it).
+  std::optional<plan::PlannedLayout> planned;
+  /// The best public run of the GPU's class at the layout's scale, which the
+  /// layout's MFU is held against (dense models only).
+  std::optional<plan::MeasuredMfu> measured;
   std::optional<Disaggregation> disaggregated;
 };
 
 /// Computes memory, fit and compute for `w`: on w.gpu if set, else on every
 /// GPU of `cat`. With a `layout` (w.gpu must be set), the layout cost model
-/// prices it (plan::estimate_layout). With `disaggregate` (w.gpu set, a
-/// serving workload), the disaggregated deployment and its comparison.
+/// prices it (plan::estimate_layout); `planned` says plan chose it. With
+/// `disaggregate` (w.gpu set, a serving workload), the disaggregated
+/// deployment and its comparison.
 [[nodiscard]] Estimate make_estimate(
     const workload::Workload& w, const catalog::Catalog& cat,
     const std::optional<plan::Layout>& layout = std::nullopt,
-    const std::optional<workload::DisaggregatedLayout>& disaggregate = std::nullopt);
+    const std::optional<workload::DisaggregatedLayout>& disaggregate = std::nullopt,
+    const std::optional<plan::PlannedLayout>& planned = std::nullopt);
 
 /// Text for `width` columns (at least 80; the CLI passes the terminal's).
 [[nodiscard]] std::string estimate_text(const Estimate& e, std::size_t width = 100);

@@ -2,6 +2,7 @@
 /// `gpuadvisor plan` output: text (ranked layouts, the best one's step and
 /// memory), JSON (data/schema/plan.schema.json) and HTML (a chart of time
 /// against cost over the GPU counts searched).
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,13 @@ struct PlanReport {
 /// How a plan's MFU compares with the best public run of its GPU class at its
 /// scale ("BEYOND anything measured" when above it; plan/measured.hpp).
 [[nodiscard]] std::string measured_text(const plan::Plan& p);
+/// The same for a layout's `mfu` on GPU `gpu` (estimate's layouts);
+/// `moe` says why none compares.
+[[nodiscard]] std::string measured_text(const std::optional<plan::MeasuredMfu>& measured,
+                                        double mfu, bool moe, std::string_view gpu);
+/// The run held against and whether `mfu` lies beyond it; null without one.
+[[nodiscard]] nlohmann::ordered_json measured_json(const std::optional<plan::MeasuredMfu>& measured,
+                                                   double mfu);
 /// The table's footnote for a plan marked '*' (text and HTML).
 [[nodiscard]] std::string_view beyond_measured_note();
 

@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "gpuadvisor/plan/layout_estimate.hpp"
+#include "gpuadvisor/plan/query.hpp"
 #include "unit/workload/helpers.hpp"
 
 using namespace gpuadvisor;
@@ -134,4 +137,98 @@ TEST_CASE("layout estimate: JSON layout objects use the flag names", "[plan][lay
   CHECK_FALSE(typo.any());
   REQUIRE(d.size() == 1);
   CHECK_THAT(to_string(d), Catch::StartsWith("case.json: layout.tensor_parallel: unknown field"));
+}
+
+TEST_CASE("published practice sets the global batch by model size", "[plan][layout]") {
+  // GPT-3 Table 2.1 below 6B parameters, LLaMA Table 2 (4M) from 6.7B up.
+  CHECK(plan::published_batch_tokens(125e6) == 524288.0);
+  CHECK(plan::published_batch_tokens(999e6) == 524288.0);
+  CHECK(plan::published_batch_tokens(1e9) == 1048576.0);
+  CHECK(plan::published_batch_tokens(2.7e9) == 1048576.0);
+  CHECK(plan::published_batch_tokens(6e9) == 4194304.0);
+  CHECK(plan::published_batch_tokens(405e9) == 4194304.0);
+}
+
+TEST_CASE("a training job given no layout is laid out as plan's search lays it out",
+          "[plan][layout]") {
+  workload::WorkloadInput in;
+  in.model_size = 175e9;
+  in.arch.layers = 96;
+  in.arch.hidden = 12288;
+  in.arch.heads = 96;
+  in.arch.vocab = 51200;
+  in.seq_len = 2048;
+  in.gpus = 512;
+  in.gpu = "a100-80gb-sxm";
+  in.tokens = 300e9;
+  auto w = test::make(in);
+  REQUIRE(plan::plan_lays_out(w));
+  const auto planned = plan::adopt_planned_layout(in, w, test::workload_catalog());
+  REQUIRE(planned);
+  // The search's own answer at the published batch (4M tokens: 2,048
+  // sequences of 2,048; one per node is 64, below it).
+  CHECK(planned->published_tokens == 4194304.0);
+  CHECK(planned->batch_tokens == 4194304.0);
+  plan::Query q;
+  q.w = test::make(in);
+  q.gpus = {&test::gpu("a100-80gb-sxm")};
+  q.min_gpus = q.max_gpus = 512;
+  q.max_batch_tokens = 4194304.0;
+  q.goodput = q.w.goodput;
+  q.top = 0;
+  const auto r = plan::search(q);
+  REQUIRE_FALSE(r.plans.empty());
+  CHECK(planned->best.layout == r.plans.front().layout);
+  CHECK(planned->shapes == r.shapes);
+  CHECK(planned->slowest == r.plans.back().hours / r.plans.front().hours);
+  CHECK(planned->best.layout.global_batch <= 2048);
+  // The workload now runs what the layout runs, and says so.
+  const auto& l = planned->best.layout;
+  CHECK(w.batch_size == l.micro_batch);
+  CHECK(w.sharding == l.sharding);
+  CHECK(w.grad_checkpointing == (l.recompute == plan::Recompute::full));
+  auto said = [&](std::string_view start) {
+    return std::count_if(w.assumptions.begin(), w.assumptions.end(),
+                         [&](const std::string& a) { return a.starts_with(start); });
+  };
+  CHECK(said("layout TP ") == 1);
+  CHECK(said("global batch ") == 1);
+  CHECK(said("512 GPUs as plain data parallel") == 0);
+  CHECK(said("micro-batch per GPU") == 0);
+}
+
+TEST_CASE("estimate keeps the data-parallel model where plan does not lay the job out",
+          "[plan][layout]") {
+  auto base = [] {
+    workload::WorkloadInput in;
+    in.model = "llama-3-8b";
+    in.gpus = 8;
+    in.gpu = "h100-sxm";
+    return in;
+  };
+  CHECK(plan::plan_lays_out(test::make(base())));  // pretraining: Megatron-LM
+  auto in = base();
+  in.task = workload::Task::finetune;  // Hugging Face: no tensor or pipeline parallelism
+  CHECK_FALSE(plan::plan_lays_out(test::make(in)));
+  in = base();
+  in.mfu = 0.4;  // the speed given
+  CHECK_FALSE(plan::plan_lays_out(test::make(in)));
+  in = base();
+  in.gpus = 1;
+  CHECK_FALSE(plan::plan_lays_out(test::make(in)));
+  in = base();
+  in.task = workload::Task::lora;
+  CHECK_FALSE(plan::plan_lays_out(test::make(in)));
+  in = base();
+  in.grad_accumulation = 4;  // the steps of a data-parallel run
+  auto w = test::make(in);
+  CHECK_FALSE(plan::adopt_planned_layout(in, w, test::workload_catalog()));
+  // Nothing fits with what was given held: the estimate says so.
+  in = base();
+  in.batch_size = 3;  // plan's micro-batches are 1, 2, 4 and 8
+  w = test::make(in);
+  CHECK_FALSE(plan::adopt_planned_layout(in, w, test::workload_catalog()));
+  CHECK(w.assumptions.back() ==
+        "no layout plan searches fits 8 h100-sxm GPUs with --batch-size as given: priced as "
+        "data parallel");
 }
