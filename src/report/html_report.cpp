@@ -13,6 +13,7 @@
 #include "gpuadvisor/core/quantity.hpp"
 #include "gpuadvisor/report/estimate_report.hpp"
 #include "gpuadvisor/report/markup.hpp"
+#include "gpuadvisor/report/plan_report.hpp"
 #include "gpuadvisor/report/recommend_report.hpp"
 #include "gpuadvisor/report/table.hpp"
 #include "gpuadvisor/workload/error_band.hpp"
@@ -427,6 +428,11 @@ std::string estimate_html(const Estimate& e) {
   if (!e.rows.empty()) {
     body += fmt::format("<p class=\"note\" id=\"error-band\">Error band of the times: {}.</p>\n",
                         esc(workload::error_band_text(e.rows.front().compute.error_band)));
+  }
+  if (e.layout && e.gpu) {
+    body += fmt::format(
+        "<p class=\"note\" id=\"measured\">Utilisation against what was measured: {}.</p>\n",
+        esc(measured_text(e.measured, e.layout->cost.mfu, w.arch.moe(), e.gpu->id)));
   }
   body += "<h2>Assumptions</h2>\n<ul>\n";
   for (const auto& a : w.assumptions) body += fmt::format("<li>{}</li>\n", esc(a));

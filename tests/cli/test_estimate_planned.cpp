@@ -68,6 +68,11 @@ TEST_CASE("estimate: with no layout given, the job runs at plan's fastest layout
                    "70.6B parameters is 4.2M tokens a step (GPT-3, LLaMA; docs/plan.md section "
                    "2.7); no --global-batch") == 1);
   CHECK_THAT(text.out, !Catch::Contains("as plain data parallel"));
+  args.insert(args.end(), {"--format", "html"});
+  const auto html = run(args);
+  REQUIRE(html.exit_code == 0);
+  CHECK_THAT(html.out, Catch::Contains("<p class=\"note\" id=\"measured\">Utilisation against "
+                                       "what was measured: "));
   CHECK_THAT(text.out, !Catch::Contains("micro-batch per GPU: 1 (no --batch-size)"));
 }
 
