@@ -22,6 +22,7 @@ void read_model_shape_extras(ObjectReader& r, ModelPreset& m) {
   assign(m.dense_layers, r.integer("dense_layers", 0, 10000, opt));
   assign(m.moe_every, r.integer("moe_every", 1, 10000, opt));
   assign(m.router_bias, r.boolean("router_bias", opt));
+  assign(m.shared_expert_gate, r.boolean("shared_expert_gate", opt));
   assign(m.q_lora_rank, r.integer("q_lora_rank", 0, 1000000, opt));
   assign(m.kv_lora_rank, r.integer("kv_lora_rank", 0, 1000000, opt));
   assign(m.qk_nope_head_dim, r.integer("qk_nope_head_dim", 0, 100000, opt));
@@ -41,6 +42,32 @@ void read_model_shape_extras(ObjectReader& r, ModelPreset& m) {
     r.error("sliding_window_layers", fmt::format("expected at most the {} layers, got {}", m.layers,
                                                  m.sliding_window_layers));
   }
+}
+
+/// The "build" object: what an engine needs to build the model as published.
+void read_model_build(ObjectReader& r, ModelPreset& m, Ctx& ctx) {
+  const nlohmann::json* v = r.object("build", Need::optional);
+  if (v == nullptr) return;
+  ObjectReader b(*v, r.child_path("build"), ctx.file, ctx.diags);
+  auto& out = m.build;
+  const auto opt = Need::optional;
+  out.known = true;
+  assign_enum(out.norm, b.choice("norm", kNormNames));
+  assign(out.norm_eps, b.number("norm_eps", 1e-12, 1e-2));
+  assign_enum(out.position, b.choice("position_embedding", kPositionEmbeddingNames));
+  assign(out.rope_theta, b.number("rope_theta", 1, 1e12, opt));
+  assign(out.rope_scaling, b.number("rope_scaling_factor", 1, 1024, opt));
+  assign(out.rotary_fraction, b.number("rotary_fraction", 0.01, 1, opt));
+  assign(out.rotary_interleaved, b.boolean("rotary_interleaved", opt));
+  assign(out.max_positions, b.integer("max_positions", 1, 100000000));
+  assign_enum(out.activation, b.choice("activation", kActivationNames));
+  assign(out.bidirectional, b.boolean("bidirectional", opt));
+  assign(out.attn_softcap, b.number("attn_softcap", 0, 1e6, opt));
+  assign(out.final_softcap, b.number("final_softcap", 0, 1e6, opt));
+  assign(out.scaled_embedding, b.boolean("scaled_embedding", opt));
+  if (out.position == PositionEmbedding::rope && !b.has("rope_theta"))
+    b.error("rope_theta", "rotary position embeddings need their base (config.json rope_theta)");
+  b.finish();
 }
 
 }  // namespace
@@ -64,6 +91,12 @@ ModelPreset read_entry(std::type_identity<ModelPreset>, ObjectReader& r, Ctx& ct
   assign(m.tied_embeddings, r.boolean("tied_embeddings"));
   assign(m.flash_attention, r.boolean("flash_attention"));
   read_model_shape_extras(r, m);
+  const auto opt = Need::optional;
+  assign(m.qkv_bias, r.boolean("qkv_bias", opt));
+  assign(m.o_bias, r.boolean("o_bias", opt));
+  assign(m.mlp_bias, r.boolean("mlp_bias", opt));
+  assign(m.norms_per_layer, r.integer("norms_per_layer", 1, 8, opt));
+  read_model_build(r, m, ctx);
   assign(m.flops_per_sample, r.number("flops_per_sample", 0, 1e18));
   assign(m.image_size, r.integer("image_size", 0, 100000));
   assign(m.activation_bytes_per_sample, r.number("activation_bytes_per_sample", 0, 1e13));

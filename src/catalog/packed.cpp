@@ -23,7 +23,7 @@ static_assert(sizeof(Architecture) == 224 && sizeof(GpuInterconnect) == 48);
 static_assert(sizeof(Gpu) == 568 && sizeof(Cpu) == 424 && sizeof(IncludedPart) == 40);
 static_assert(sizeof(Platform) == 704 && sizeof(MemoryKit) == 312 && sizeof(Storage) == 312);
 static_assert(sizeof(Psu) == 344 && sizeof(Cooling) == 304 && sizeof(CpuCooler) == 320);
-static_assert(sizeof(ModelPreset) == 224 && sizeof(CloudPrice) == 200 && sizeof(Source) == 96);
+static_assert(sizeof(ModelPreset) == 320 && sizeof(CloudPrice) == 200 && sizeof(Source) == 96);
 static_assert(sizeof(Nic) == 368 && sizeof(Switch) == 368 && sizeof(Cable) == 368);
 static_assert(sizeof(Catalog) == 392, "a category was added: pack it in visit_catalog()");
 #endif
@@ -121,14 +121,21 @@ void fields(V& v, T& c) {
   base(v, c);
   v(c.kind, c.fabrics, c.form, c.gbps, c.links, c.length_m, c.power_w);
 }
+template <typename V, Is<ModelBuild> T>
+void fields(V& v, T& b) {
+  v(b.known, b.norm, b.norm_eps, b.position, b.rope_theta, b.rope_scaling, b.rotary_fraction,
+    b.rotary_interleaved, b.max_positions, b.activation, b.bidirectional, b.attn_softcap,
+    b.final_softcap, b.scaled_embedding);
+}
 template <typename V, Is<ModelPreset> T>
 void fields(V& v, T& m) {
   v(m.id, m.name, m.kind, m.params, m.layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab,
     m.seq_len, m.gated_ffn, m.tied_embeddings, m.flash_attention, m.head_dim, m.experts,
     m.experts_per_token, m.expert_ffn, m.shared_experts, m.shared_expert_ffn, m.dense_layers,
-    m.moe_every, m.router_bias, m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim,
-    m.qk_rope_head_dim, m.v_head_dim, m.sliding_window, m.sliding_window_layers, m.flops_per_sample,
-    m.image_size, m.activation_bytes_per_sample, m.sources);
+    m.moe_every, m.router_bias, m.shared_expert_gate, m.q_lora_rank, m.kv_lora_rank,
+    m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim, m.sliding_window, m.sliding_window_layers,
+    m.qkv_bias, m.o_bias, m.mlp_bias, m.norms_per_layer, m.build, m.flops_per_sample, m.image_size,
+    m.activation_bytes_per_sample, m.sources);
 }
 template <typename V, Is<CloudPrice> T>
 void fields(V& v, T& c) {

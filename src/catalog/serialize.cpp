@@ -267,41 +267,66 @@ ojson to_json(const Cable& c) {
   return j;
 }
 
+/// The "build" object as the loader reads it: optional keys only when set.
+ojson build_json(const ModelBuild& b) {
+  ojson j = {{"norm", name_of(kNormNames, b.norm)},
+             {"norm_eps", b.norm_eps},
+             {"position_embedding", name_of(kPositionEmbeddingNames, b.position)}};
+  if (b.position == PositionEmbedding::rope) j["rope_theta"] = b.rope_theta;
+  if (b.rope_scaling > 0) j["rope_scaling_factor"] = b.rope_scaling;
+  if (b.rotary_fraction < 1) j["rotary_fraction"] = b.rotary_fraction;
+  if (b.rotary_interleaved) j["rotary_interleaved"] = true;
+  j["max_positions"] = b.max_positions;
+  j["activation"] = name_of(kActivationNames, b.activation);
+  if (b.bidirectional) j["bidirectional"] = true;
+  if (b.attn_softcap > 0) j["attn_softcap"] = b.attn_softcap;
+  if (b.final_softcap > 0) j["final_softcap"] = b.final_softcap;
+  if (b.scaled_embedding) j["scaled_embedding"] = true;
+  return j;
+}
+
 ojson to_json(const ModelPreset& m) {
-  return {{"id", m.id},
-          {"name", m.name},
-          {"kind", to_string(m.kind)},
-          {"params", m.params},
-          {"layers", m.layers},
-          {"hidden", m.hidden},
-          {"heads", m.heads},
-          {"kv_heads", m.kv_heads},
-          {"ffn", m.ffn},
-          {"vocab", m.vocab},
-          {"seq_len", m.seq_len},
-          {"gated_ffn", m.gated_ffn},
-          {"tied_embeddings", m.tied_embeddings},
-          {"flash_attention", m.flash_attention},
-          {"head_dim", m.head_dim},
-          {"experts", m.experts},
-          {"experts_per_token", m.experts_per_token},
-          {"expert_ffn", m.expert_ffn},
-          {"shared_experts", m.shared_experts},
-          {"shared_expert_ffn", m.shared_expert_ffn},
-          {"dense_layers", m.dense_layers},
-          {"moe_every", m.moe_every},
-          {"router_bias", m.router_bias},
-          {"q_lora_rank", m.q_lora_rank},
-          {"kv_lora_rank", m.kv_lora_rank},
-          {"qk_nope_head_dim", m.qk_nope_head_dim},
-          {"qk_rope_head_dim", m.qk_rope_head_dim},
-          {"v_head_dim", m.v_head_dim},
-          {"sliding_window", m.sliding_window},
-          {"sliding_window_layers", m.sliding_window_layers},
-          {"flops_per_sample", m.flops_per_sample},
-          {"image_size", m.image_size},
-          {"activation_bytes_per_sample", m.activation_bytes_per_sample},
-          {"sources", m.sources}};
+  ojson j = {{"id", m.id},
+             {"name", m.name},
+             {"kind", to_string(m.kind)},
+             {"params", m.params},
+             {"layers", m.layers},
+             {"hidden", m.hidden},
+             {"heads", m.heads},
+             {"kv_heads", m.kv_heads},
+             {"ffn", m.ffn},
+             {"vocab", m.vocab},
+             {"seq_len", m.seq_len},
+             {"gated_ffn", m.gated_ffn},
+             {"tied_embeddings", m.tied_embeddings},
+             {"flash_attention", m.flash_attention},
+             {"head_dim", m.head_dim},
+             {"experts", m.experts},
+             {"experts_per_token", m.experts_per_token},
+             {"expert_ffn", m.expert_ffn},
+             {"shared_experts", m.shared_experts},
+             {"shared_expert_ffn", m.shared_expert_ffn},
+             {"dense_layers", m.dense_layers},
+             {"moe_every", m.moe_every},
+             {"router_bias", m.router_bias},
+             {"shared_expert_gate", m.shared_expert_gate},
+             {"q_lora_rank", m.q_lora_rank},
+             {"kv_lora_rank", m.kv_lora_rank},
+             {"qk_nope_head_dim", m.qk_nope_head_dim},
+             {"qk_rope_head_dim", m.qk_rope_head_dim},
+             {"v_head_dim", m.v_head_dim},
+             {"sliding_window", m.sliding_window},
+             {"sliding_window_layers", m.sliding_window_layers},
+             {"qkv_bias", m.qkv_bias},
+             {"o_bias", m.o_bias},
+             {"mlp_bias", m.mlp_bias},
+             {"norms_per_layer", m.norms_per_layer},
+             {"flops_per_sample", m.flops_per_sample},
+             {"image_size", m.image_size},
+             {"activation_bytes_per_sample", m.activation_bytes_per_sample},
+             {"sources", m.sources}};
+  if (m.build.known) j["build"] = build_json(m.build);
+  return j;
 }
 
 ojson to_json(const CloudPrice& c) {

@@ -1,6 +1,8 @@
 // Launch files for a plan. Each engine's option names were checked against
 // its source (tests/data/engine-options.json has file and commit per name).
 #include "gpuadvisor/plan/emit.hpp"
+
+#include "emit_model.hpp"
 #include "gpuadvisor/catalog/parts.hpp"
 #include "gpuadvisor/workload/workload.hpp"
 
@@ -100,7 +102,6 @@ std::string megatron(const workload::Workload& w, const Plan& p) {
       fmt::format("--num-attention-heads {}", a.heads),
       fmt::format("--ffn-hidden-size {}", a.ffn),
       fmt::format("--seq-length {}", w.seq_len),
-      fmt::format("--max-position-embeddings {}", w.seq_len),
       fmt::format("--train-samples {}", train_samples(w)),
   };
   if (l.sp) args.emplace_back("--sequence-parallel");
@@ -114,9 +115,10 @@ std::string megatron(const workload::Workload& w, const Plan& p) {
     args.emplace_back("--group-query-attention");
     args.push_back(fmt::format("--num-query-groups {}", a.kv_heads));
   }
-  if (a.gated_ffn) args.emplace_back("--swiglu");
   if (a.moe()) moe_arguments(a, l, args);
   if (!a.tied_embeddings) args.emplace_back("--untie-embeddings-and-output-weights");
+  const auto model = megatron_model(w, l);
+  args.insert(args.end(), model.args.begin(), model.args.end());
   if (l.sharding != Sharding::none) args.emplace_back("--use-distributed-optimizer");
   if (l.dp > 1) {
     args.emplace_back("--overlap-grad-reduce");
@@ -147,9 +149,27 @@ std::string megatron(const workload::Workload& w, const Plan& p) {
       throw std::logic_error("plan: int8/int4 weights cannot be trained");
   }
   std::string s = header(w, p, "Megatron-LM pretrain_gpt.py arguments");
-  s += "# Add the data, tokenizer and optimizer arguments of your run after these\n"
-       "# (\"$@\"); Megatron-LM takes the vocabulary from the tokenizer.\n"
-       "set -euo pipefail\n"
+  if (model.differences.empty()) {
+    s += fmt::format("# These arguments build {} as published (Megatron-LM {}).\n",
+                     comment_safe(w.model_name), kMegatronCommit);
+  } else {
+    s += fmt::format(
+        "# WARNING: Megatron-LM's GPT model cannot build {} exactly; it builds the\n"
+        "# nearest model, which differs in:\n",
+        comment_safe(w.model_name));
+    for (const auto& d : model.differences) s += "#   - " + d + "\n";
+  }
+  if (!model.assumed.empty()) s += "# Assumed: " + model.assumed + ".\n";
+  s += fmt::format(
+      "# Supply after these (\"$@\"), for your run:\n"
+      "#   the tokenizer (--tokenizer-type HuggingFaceTokenizer --tokenizer-model PATH): it must\n"
+      "#     hold the model's {} tokens, which Megatron-LM pads to {} (the divisor below);\n"
+      "#   the data (--data-path PREFIX --split 99,1,0);\n"
+      "#   the checkpoints (--save DIR --load DIR --save-interval N);\n"
+      "#   the optimizer (--lr, --min-lr, --lr-decay-style, --lr-warmup-samples, --weight-decay,\n"
+      "#     --clip-grad).\n",
+      w.arch.vocab, model.padded_vocab);
+  s += "set -euo pipefail\n"
        "MEGATRON_LM=${MEGATRON_LM:-$PWD}\n"
        "PARALLEL_ARGS=(\n";
   for (const auto& arg : args) s += "  " + arg + "\n";

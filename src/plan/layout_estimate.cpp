@@ -9,7 +9,6 @@
 #include <limits>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "../workload/model.hpp"
 #include "gpuadvisor/catalog/catalog.hpp"
@@ -251,18 +250,21 @@ std::optional<PlannedLayout> adopt_planned_layout(workload::WorkloadInput input,
   if (input.sharding) pin.sharding = w.sharding;
   if (input.batch_size) pin.micro_batch = w.batch_size;
   if (input.grad_checkpointing || input.selective_checkpointing) pin.recompute = recompute_of(w);
-  std::vector<std::string_view> held;  // the flags whose dimension the search kept
-  if (pin.sharding) held.emplace_back("--sharding");
-  if (pin.micro_batch) held.emplace_back("--batch-size");
-  if (pin.recompute) held.emplace_back("--grad-checkpointing");
+  // The flags whose dimension the search kept.
+  const std::string held = fmt::format(
+      "{}{}{}", pin.sharding ? "--sharding" : "",
+      pin.micro_batch ? (pin.sharding ? ", --batch-size" : "--batch-size") : "",
+      pin.recompute
+          ? (pin.sharding || pin.micro_batch ? ", --grad-checkpointing" : "--grad-checkpointing")
+          : "");
   const std::string kept = held.empty()
                                ? std::string("its ZeRO stage, micro-batch and recompute plan's too")
-                               : fmt::format("{} as given", fmt::join(held, ", "));
+                               : fmt::format("{} as given", held);
   auto planned = plan_layout(w, *gpu, pin);
   if (!planned) {
-    w.assumptions.push_back(fmt::format(
-        "no layout plan searches fits {} {} GPUs{}: priced as data parallel", w.gpus, gpu->id,
-        held.empty() ? "" : fmt::format(" with {} as given", fmt::join(held, ", "))));
+    w.assumptions.push_back(
+        fmt::format("no layout plan searches fits {} {} GPUs{}: priced as data parallel", w.gpus,
+                    gpu->id, held.empty() ? "" : fmt::format(" with {} as given", held)));
     return std::nullopt;
   }
   const auto& l = planned->best.layout;

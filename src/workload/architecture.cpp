@@ -47,7 +47,7 @@ ShapeCounts count_shape(const Architecture& a) {
       a.mla() ? mla_attention(a)
               : 2 * h * q + 2 * h * kv + (a.qkv_bias ? q + 2 * kv : 0) + (a.o_bias ? h : 0);
   auto ffn_of = [&](double f) { return mats * h * f + (a.mlp_bias ? (mats - 1) * f + h : 0); };
-  const double norm = (a.norm_bias ? 2 : 1) * h;
+  const double norm = (a.layernorm() ? 2 : 1) * h;
   const double per_layer_common = attention + a.norms_per_layer * norm;
 
   ShapeCounts c;

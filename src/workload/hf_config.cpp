@@ -95,6 +95,7 @@ class Reader : detail::ConfigFields {
     }
     if (diags().empty()) read_moe(*f);
     if (diags().empty()) read_window(*f);
+    if (diags().empty()) detail::read_build(*this, f->type, f->norm_bias, a_, def_.notes);
     if (!diags().empty()) return gpuadvisor::unexpected(std::move(diags()));
     a_.params = detail::params_from_shape(a_);
     if (a_.params < 1e6 || a_.params > 1e14) {
@@ -183,7 +184,6 @@ class Reader : detail::ConfigFields {
       const bool attn = boolean("attention_bias").value_or(true);
       a.qkv_bias = a.o_bias = attn;
     }
-    a.norm_bias = f.norm_bias;
     a.output_bias = f.output_bias;
     a.norms_per_layer = f.norms_per_layer;
     a.extra_norms = f.extra_norms;

@@ -41,4 +41,10 @@ class ConfigFields {
 /// vocab, FFN) is already set; what the reader assumed goes to `notes`.
 void read_deepseek(ConfigFields& f, bool v3, Architecture& a, std::vector<std::string>& notes);
 
+/// What an engine needs to build the model (hf_build.cpp): norm epsilon,
+/// rotary base and scaling, activation, longest context, Gemma's extras.
+/// `type` is model_type; `layernorm` the family's norm; `a.build` is set.
+void read_build(ConfigFields& f, std::string_view type, bool layernorm, Architecture& a,
+                std::vector<std::string>& notes);
+
 }  // namespace gpuadvisor::workload::detail

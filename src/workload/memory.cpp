@@ -151,7 +151,7 @@ ParamCounts counts_for(const Architecture& a, Task task, int rank, std::uint8_t 
   // (presets) less the shape's unused experts.
   c.active = c.total - (shape.total - shape.active);
   c.embedding = d(a.vocab) * h * (a.tied_embeddings ? 1 : 2);
-  c.norms = (a.norms_per_layer * L + a.extra_norms) * h * (a.norm_bias ? 2 : 1);
+  c.norms = (a.norms_per_layer * L + a.extra_norms) * h * (a.layernorm() ? 2 : 1);
   // MLA's latent norms (q_a_layernorm, kv_a_layernorm).
   if (a.mla()) c.norms += L * d(a.q_lora_rank + a.kv_lora_rank);
   c.linear = std::max(0.0, c.total - c.embedding - c.norms);

@@ -76,6 +76,7 @@ Architecture from_preset(const catalog::ModelPreset& p) {
   a.dense_layers = p.dense_layers;
   a.moe_every = p.moe_every;
   a.router_bias = p.router_bias;
+  a.shared_expert_gate = p.shared_expert_gate;
   a.q_lora_rank = p.q_lora_rank;
   a.kv_lora_rank = p.kv_lora_rank;
   a.qk_nope_head_dim = p.qk_nope_head_dim;
@@ -87,6 +88,11 @@ Architecture from_preset(const catalog::ModelPreset& p) {
   }
   a.sliding_window = p.sliding_window;
   a.sliding_window_layers = p.sliding_window_layers;
+  a.qkv_bias = p.qkv_bias;
+  a.o_bias = p.o_bias;
+  a.mlp_bias = p.mlp_bias;
+  a.norms_per_layer = p.norms_per_layer;
+  a.build = p.build;
   a.flops_per_sample = p.flops_per_sample;
   a.activation_bytes_per_sample = p.activation_bytes_per_sample;
   a.origin = ArchOrigin::preset;

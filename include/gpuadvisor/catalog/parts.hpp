@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/catalog/model_build.hpp"
 
 namespace gpuadvisor::catalog {
 
@@ -306,6 +307,7 @@ struct ModelPreset {
   int dense_layers = 0;
   int moe_every = 1;
   bool router_bias = false;
+  bool shared_expert_gate = false;  ///< Qwen2-MoE: a 1-output gate on the shared expert
   // Multi-head latent attention (DeepSeek), as in workload::Architecture.
   int q_lora_rank = 0;
   int kv_lora_rank = 0;
@@ -314,8 +316,15 @@ struct ModelPreset {
   int v_head_dim = 0;
   int sliding_window = 0;
   int sliding_window_layers = 0;
-  double flops_per_sample = 0;             ///< CNN: forward FLOPs per sample
-  int image_size = 0;                      ///< CNN: input side, pixels
+  /// Biases (config.json attention_bias, mlp_bias; Qwen2's q/k/v), as in
+  /// workload::Architecture.
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool mlp_bias = false;
+  int norms_per_layer = 2;      ///< Gemma 2: 4 (sandwich norms around attention and the FFN)
+  ModelBuild build;             ///< what an engine needs to build it; `known` when given
+  double flops_per_sample = 0;  ///< CNN: forward FLOPs per sample
+  int image_size = 0;           ///< CNN: input side, pixels
   double activation_bytes_per_sample = 0;  ///< CNN: stored activations per sample, 16-bit
   std::vector<std::string> sources;
 };

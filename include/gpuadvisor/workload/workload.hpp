@@ -25,6 +25,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "gpuadvisor/catalog/fwd.hpp"
+#include "gpuadvisor/catalog/model_build.hpp"
 #include "gpuadvisor/core/diagnostic.hpp"
 #include "gpuadvisor/workload/estimates.hpp"
 #include "gpuadvisor/workload/framework.hpp"
@@ -83,11 +84,14 @@ struct Architecture {
   bool qkv_bias = false;            ///< biases on q, k, v (Qwen2; GPT-NeoX, BLOOM, Phi-2)
   bool o_bias = false;              ///< bias on the attention output projection
   bool mlp_bias = false;            ///< biases on the FFN (and expert) matrices
-  bool norm_bias = false;           ///< LayerNorm (weight + bias) rather than RMSNorm (weight)
   bool output_bias = false;         ///< bias on the output layer (Phi-2)
   int norms_per_layer = 2;          ///< Gemma 2: 4 (pre and post attention and FFN); Phi-2: 1
   int extra_norms = 1;              ///< final norm; BLOOM adds one after the embedding
   bool shared_expert_gate = false;  ///< Qwen2-MoE: a 1-output gate on the shared expert
+  /// The norm (LayerNorm has a bias, RMSNorm not), position embedding,
+  /// activation and what else an engine needs to build it; `known` for a
+  /// preset or a config.json.
+  catalog::ModelBuild build;
   ArchOrigin origin = ArchOrigin::derived;
   std::string origin_text;  ///< "preset llama-3-8b", "flags", "derived from 7.0B parameters"
 
@@ -97,6 +101,8 @@ struct Architecture {
   [[nodiscard]] int q_dim() const { return heads * head_dim(); }
   [[nodiscard]] int kv_dim() const { return kv_heads * head_dim(); }
   [[nodiscard]] bool moe() const { return experts > 0; }
+  /// LayerNorm (weight + bias) rather than RMSNorm (weight).
+  [[nodiscard]] bool layernorm() const { return build.norm == catalog::Norm::layernorm; }
   [[nodiscard]] bool mla() const { return kv_lora_rank > 0; }
   /// Query (and key) width over all heads, and value width (= q_dim without MLA).
   [[nodiscard]] int qk_dim() const {

@@ -271,3 +271,35 @@ TEST_CASE("biased and LayerNorm families count their vectors exactly", "[workloa
   CHECK(phi3.arch.params == 3'821'079'552.0);
   CHECK(phi3.arch.sliding_window_layers == 32);
 }
+
+TEST_CASE("a config.json gives what an engine needs to build the model, as its preset does",
+          "[workload][hf]") {
+  // The reader and the catalog's build fields agree on the files the presets cite.
+  for (const auto& [file, preset] :
+       std::vector<std::pair<std::string, std::string>>{{"llama-3.2-3b", "llama-3.2-3b"},
+                                                        {"gemma-2-9b", "gemma-2-9b"},
+                                                        {"mixtral-8x7b-v0.1", "mixtral-8x7b"}}) {
+    INFO(file);
+    const auto d = test::hf_fixture(file);
+    const auto* p = test::workload_catalog().model(preset);
+    REQUIRE(p != nullptr);
+    CHECK(d.arch.build == p->build);
+    CHECK(d.arch.qkv_bias == p->qkv_bias);
+    CHECK(d.arch.norms_per_layer == p->norms_per_layer);
+  }
+  const auto llama = test::hf_fixture("llama-3.2-3b").arch.build;
+  CHECK(llama.rope_theta == 500000);
+  CHECK(llama.rope_scaling == 32);  // rope_type llama3, low 1, high 4, original 8192
+  CHECK(llama.norm_eps == 1e-5);
+  CHECK(llama.max_positions == 131072);
+  const auto gemma = test::hf_fixture("gemma-2-9b").arch.build;
+  CHECK(gemma.activation == catalog::Activation::gelu_tanh);
+  CHECK(gemma.attn_softcap == 50);
+  CHECK(gemma.final_softcap == 30);
+  CHECK(gemma.scaled_embedding);
+  const auto qwen = test::hf_fixture("qwen2-7b-instruct").arch;
+  CHECK(qwen.build.norm_eps == 1e-6);
+  CHECK(qwen.build.rope_theta == 1e6);
+  CHECK(qwen.qkv_bias);
+  CHECK_FALSE(qwen.o_bias);
+}
