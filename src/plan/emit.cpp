@@ -208,6 +208,17 @@ std::string deepspeed(const workload::Workload& w, const Plan& p) {
   return j.dump(2) + "\n";
 }
 
+/// torchtitan's config_registry entries that build a catalog preset exactly:
+/// the llama3 flavours 8B, 70B and 405B are Llama 3.1's (rope theta 500,000
+/// with Llama 3.1's scaling; models/llama3/__init__.py _8b, _70b, _405b).
+constexpr std::string_view kTorchtitanCommit = "b5bcd76c66d0";
+struct TorchtitanEntry {
+  std::string_view preset, config;
+};
+constexpr TorchtitanEntry kTorchtitanEntries[] = {{"llama-3.1-8b", "llama3_8b"},
+                                                  {"llama-3.1-70b", "llama3_70b"},
+                                                  {"llama-3.1-405b", "llama3_405b"}};
+
 std::string torchtitan(const workload::Workload& w, const Plan& p) {
   const auto& l = p.layout;
   const bool shard = l.sharding != Sharding::none;
@@ -254,13 +265,30 @@ std::string torchtitan(const workload::Workload& w, const Plan& p) {
   }
   std::string s = header(w, p, "torchrun command for torchtitan");
   s += moe_note;
+  // torchtitan defines a model in code: its config_registry entry is the model.
+  const auto entry = std::find_if(std::begin(kTorchtitanEntries), std::end(kTorchtitanEntries),
+                                  [&](const auto& e) { return e.preset == w.model_id; });
+  if (entry != std::end(kTorchtitanEntries)) {
+    s += fmt::format(
+        "# The config_registry entry {} builds {} (torchtitan {}: models/llama3/__init__.py).\n",
+        entry->config, comment_safe(w.model_name), kTorchtitanCommit);
+  } else {
+    s += fmt::format(
+        "# torchtitan {} has no config_registry entry that builds {}: write one with its\n"
+        "# shape and build (gpuadvisor catalog show, docs/plan.md section 5.1) and set CONFIG.\n",
+        kTorchtitanCommit, comment_safe(w.model_name));
+  }
   s += fmt::format(
       "# Recompute {} is set in the config_registry entry (activation_checkpoint).\n"
       "set -euo pipefail\n"
       "MODULE=${{MODULE:-llama3}}\n"
-      ": \"${{CONFIG:?set CONFIG to the torchtitan config_registry entry of this model}}\"\n"
+      "{}"
       "PARALLEL_ARGS=(\n",
-      to_string(l.recompute));
+      to_string(l.recompute),
+      entry != std::end(kTorchtitanEntries)
+          ? fmt::format("CONFIG=${{CONFIG:-{}}}\n", entry->config)
+          : std::string(": \"${CONFIG:?set CONFIG to the torchtitan config_registry entry of this "
+                        "model}\"\n"));
   for (const auto& arg : args) s += "  " + arg + "\n";
   s += ")\n";
   s += fmt::format(

@@ -217,3 +217,28 @@ TEST_CASE("megatron.sh builds a model read from a config.json", "[plan][emit][me
     check_builds(e, e.w.arch.params);  // counted from the file's shape
   }
 }
+
+TEST_CASE("torchtitan.sh names the config entry that builds the model, or says there is none",
+          "[plan][emit][megatron]") {
+  auto script = [](const char* model) {
+    workload::WorkloadInput in;
+    in.model = model;
+    in.gpu = "h100-sxm";
+    in.gpus = 16;
+    in.tokens = 1e9;
+    const auto w = test::make(in);
+    plan::Query q;
+    q.w = w;
+    q.gpus = {&test::gpu("h100-sxm")};
+    q.min_gpus = q.max_gpus = 16;
+    const auto r = plan::search(q);
+    REQUIRE_FALSE(r.plans.empty());
+    return plan::emit(w, r.plans.front(), {"torchtitan"}).front().content;
+  };
+  // torchtitan's llama3 8B flavour is Llama 3.1 8B: theta 500,000 with scaling.
+  CHECK_THAT(script("llama-3.1-8b"), Catch::Contains("\nCONFIG=${CONFIG:-llama3_8b}\n"));
+  // Llama 3 8B has no rope scaling: torchtitan's entry would build another model.
+  const auto llama3 = script("llama-3-8b");
+  CHECK_THAT(llama3, Catch::Contains("has no config_registry entry that builds Llama 3 8B"));
+  CHECK_THAT(llama3, Catch::Contains("${CONFIG:?set CONFIG"));
+}
