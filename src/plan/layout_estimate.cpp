@@ -260,6 +260,15 @@ std::optional<PlannedLayout> adopt_planned_layout(workload::WorkloadInput input,
   const std::string kept = held.empty()
                                ? std::string("its ZeRO stage, micro-batch and recompute plan's too")
                                : fmt::format("{} as given", held);
+  const int node = network_of(*gpu).gpus_per_node;
+  const auto counts = gpu_counts(w.gpus, w.gpus, node);
+  if (std::find(counts.begin(), counts.end(), w.gpus) == counts.end()) {
+    w.assumptions.push_back(
+        fmt::format("plan lays out whole nodes of {} GPUs above one node: {} GPUs priced as data "
+                    "parallel",
+                    node, w.gpus));
+    return std::nullopt;
+  }
   auto planned = plan_layout(w, *gpu, pin);
   if (!planned) {
     w.assumptions.push_back(

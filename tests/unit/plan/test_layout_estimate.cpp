@@ -223,6 +223,12 @@ TEST_CASE("estimate keeps the data-parallel model where plan does not lay the jo
   in.grad_accumulation = 4;  // the steps of a data-parallel run
   auto w = test::make(in);
   CHECK_FALSE(plan::adopt_planned_layout(in, w, test::workload_catalog()));
+  in = base();
+  in.gpus = 12;  // above one node, plan lays out whole nodes
+  w = test::make(in);
+  CHECK_FALSE(plan::adopt_planned_layout(in, w, test::workload_catalog()));
+  CHECK(w.assumptions.back() ==
+        "plan lays out whole nodes of 8 GPUs above one node: 12 GPUs priced as data parallel");
   // Nothing fits with what was given held: the estimate says so.
   in = base();
   in.batch_size = 3;  // plan's micro-batches are 1, 2, 4 and 8
